@@ -1,0 +1,35 @@
+"""illustrated: the companion package of *The Illustrated Transformer, tested*.
+
+Every chapter of the book imports its model parts from here, and ``tests/`` proves
+them against PyTorch's own modules. One concept lives in one module:
+
+==================  ====================================================  =========
+module              what it holds                                          chapter
+==================  ====================================================  =========
+``masks``           padding and causal (subsequent) masks                  6
+``attention``       scaled dot-product attention, multi-head attention     3-5
+``positional``      sinusoidal positional encoding                         7
+``layers``          embeddings, feed-forward, residual+norm, enc/dec layers 8-9
+``model``           the full encoder-decoder ``Transformer``               1, 9
+``draw``            figures computed from tensors                          all
+==================  ====================================================  =========
+
+Shape letters used in every docstring and shape comment:
+
+* ``B`` batch size
+* ``L`` query length (target length ``T`` in the model), ``S`` key/value length
+* ``D`` = ``d_model``, the width of every token vector
+* ``H`` = ``h``, the number of heads; ``Dk`` = ``d_k`` = ``d_model / h`` per head
+* ``V`` vocabulary size
+
+Tensors are batch-first: ``(B, L, D)``.
+
+Mask convention (one for the whole package, see :mod:`illustrated.masks`):
+a mask is a ``torch.bool`` tensor in which ``True`` means *may attend*.
+
+Importing this package changes no global state: no seeds, no matplotlib style,
+no torch defaults. Submodules are imported explicitly, e.g.
+``from illustrated.attention import MultiHeadAttention``.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,61 @@
+"""Input validation shared by the public functions of ``illustrated``.
+
+Each helper raises ``TypeError`` or ``ValueError`` with a message a learner can act on:
+it names the argument, what was expected and what came.
+"""
+from __future__ import annotations
+
+import torch
+
+
+def check_tensor(x, name: str, ndim=None, min_ndim=None, floating=False) -> None:
+    """Raise if ``x`` is not a tensor of the expected rank (and float dtype if asked)."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if x.dim() not in allowed:
+            want = " or ".join(f"{n}-D" for n in allowed)
+            raise ValueError(f"{name} must be {want}, got {x.dim()}-D with shape {tuple(x.shape)}")
+    if min_ndim is not None and x.dim() < min_ndim:
+        raise ValueError(
+            f"{name} must have at least {min_ndim} dimensions, got shape {tuple(x.shape)}"
+        )
+    if floating and not x.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got dtype {x.dtype}")
+
+
+def check_positive_int(value, name: str) -> None:
+    """Raise unless ``value`` is a positive ``int`` (bools are refused)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} ({value!r})")
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {name}={value}")
+
+
+def check_heads(d_model: int, h: int) -> None:
+    """Raise unless ``d_model`` splits evenly into ``h`` heads."""
+    check_positive_int(d_model, "d_model")
+    check_positive_int(h, "h")
+    if d_model % h != 0:
+        raise ValueError(
+            f"d_model={d_model} is not divisible by h={h} heads "
+            f"(each head needs d_model/h dims)"
+        )
+
+
+def check_dropout(p, name: str = "dropout") -> None:
+    """Raise unless ``p`` is a probability in [0, 1)."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise TypeError(f"{name} must be a float in [0, 1), got {type(p).__name__}")
+    if not 0.0 <= p < 1.0:
+        raise ValueError(f"{name} must be in [0, 1), got {name}={p}")
+
+
+def check_same_width(a: torch.Tensor, b: torch.Tensor, name_a: str, name_b: str) -> None:
+    """Raise unless the last dimensions of two tensors agree."""
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(
+            f"{name_a} and {name_b} must have the same last dimension, got "
+            f"{name_a} {tuple(a.shape)} and {name_b} {tuple(b.shape)}"
+        )

@@ -1,0 +1,176 @@
+"""Attention. Introduced in chapter 3, Self-attention and Q, K, V; scaled in chapter 4;
+split into heads in chapter 5.
+
+``scaled_dot_product_attention`` is the formula of the paper,
+``softmax(Q K^T / sqrt(d_k)) V``; ``MultiHeadAttention`` runs ``h`` of them side by side
+on learned projections and mixes the results with ``W^O``.
+
+Masks follow the package convention (bool, ``True`` = may attend; see
+:mod:`illustrated.masks`). A query row whose keys are *all* blocked gets weights of exactly
+0 and an output of 0, not NaN: it has nothing to look at, so it reads nothing.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from ._checks import check_dropout, check_heads, check_same_width, check_tensor
+from .masks import check_mask
+
+
+def _check_qkv(query, key, value) -> None:
+    for name, x in (("query", query), ("key", key), ("value", value)):
+        check_tensor(x, name, min_ndim=2, floating=True)
+    if query.dim() != key.dim() or key.dim() != value.dim():
+        raise ValueError(
+            "query, key and value must have the same number of dimensions, got shapes "
+            f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
+        )
+    check_same_width(query, key, "query", "key")
+    if key.shape[-2] != value.shape[-2]:
+        raise ValueError(
+            "key and value must have the same length S (one value per key), got "
+            f"key {tuple(key.shape)} and value {tuple(value.shape)}"
+        )
+    try:
+        torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+    except RuntimeError:
+        raise ValueError(
+            "the batch dimensions of query, key and value do not match: "
+            f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
+        ) from None
+
+
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V.
+
+    Args:
+        query: ``(..., L, Dk)``.
+        key: ``(..., S, Dk)``.
+        value: ``(..., S, Dv)``.
+        mask: optional bool tensor broadcasting to ``(..., L, S)``; ``True`` = may attend.
+        dropout: optional module (e.g. ``nn.Dropout``) applied to the weights.
+
+    Returns:
+        ``(output, weights)``: output ``(..., L, Dv)``, weights ``(..., L, S)`` whose rows
+        sum to 1 (or are all 0 where every key is blocked).
+    """
+    _check_qkv(query, key, value)
+    d_k = query.shape[-1]
+    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., L, S)
+    if mask is not None:
+        check_mask(mask, scores.shape)
+        # The most negative finite number, not -inf: a fully blocked row then gives a
+        # uniform softmax (no NaN), which the line after the softmax sets to 0.
+        scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+    weights = scores.softmax(dim=-1)  # (..., L, S)
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)
+    if dropout is not None:
+        weights = dropout(weights)
+    return weights @ value, weights  # (..., L, Dv), (..., L, S)
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention, batch-first (chapter 5).
+
+    ``MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O`` with
+    ``head_i = Attention(Q W^Q_i, K W^K_i, V W^V_i)``. The ``h`` per-head projections of
+    width ``d_k = d_model / h`` are stored side by side in one ``d_model x d_model``
+    linear layer each for Q, K and V.
+
+    Args:
+        d_model: width of the token vectors.
+        h: number of heads; must divide ``d_model``.
+        dropout: dropout probability on the attention weights.
+        bias: whether the four projections have a bias.
+
+    After each call, ``self.attention_weights`` holds the weights ``(B, H, L, S)``.
+    """
+
+    def __init__(self, d_model: int, h: int, dropout: float = 0.0, bias: bool = True):
+        super().__init__()
+        check_heads(d_model, h)
+        check_dropout(dropout)
+        self.d_model, self.h, self.d_k = d_model, h, d_model // h
+        self.w_q = nn.Linear(d_model, d_model, bias=bias)
+        self.w_k = nn.Linear(d_model, d_model, bias=bias)
+        self.w_v = nn.Linear(d_model, d_model, bias=bias)
+        self.w_o = nn.Linear(d_model, d_model, bias=bias)
+        self.dropout = nn.Dropout(dropout)
+        self.attention_weights = None
+
+    def _check_inputs(self, query, key, value, mask):
+        for name, x in (("query", query), ("key", key), ("value", value)):
+            check_tensor(x, name, ndim=3, floating=True)
+            if x.shape[-1] != self.d_model:
+                raise ValueError(
+                    f"{name} must have last dimension d_model={self.d_model}, "
+                    f"got shape {tuple(x.shape)}"
+                )
+        if not query.shape[0] == key.shape[0] == value.shape[0]:
+            raise ValueError(
+                "query, key and value must have the same batch size B, got shapes "
+                f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
+            )
+        if key.shape[1] != value.shape[1]:
+            raise ValueError(
+                f"key and value must have the same length S, got {tuple(key.shape)} "
+                f"and {tuple(value.shape)}"
+            )
+        if mask is not None:
+            check_tensor(mask, "mask", ndim=(2, 3, 4))
+
+    def _split(self, x: torch.Tensor) -> torch.Tensor:
+        B, n, _ = x.shape
+        return x.view(B, n, self.h, self.d_k).transpose(1, 2)  # (B, H, n, Dk)
+
+    def forward(self, query, key, value, mask=None):
+        """Args: query ``(B, L, D)``; key, value ``(B, S, D)``; mask broadcasting to
+        ``(B, L, S)`` (2-D or 3-D, a head axis is added) or ``(B, H, L, S)`` (4-D).
+
+        Returns: ``(B, L, D)``.
+        """
+        self._check_inputs(query, key, value, mask)
+        B, L, _ = query.shape
+        if mask is not None and mask.dim() < 4:
+            mask = mask.unsqueeze(-3)  # (B, 1, L, S): the same mask for every head
+        # 1) project, 2) split into heads
+        q = self._split(self.w_q(query))  # (B, H, L, Dk)
+        k = self._split(self.w_k(key))  # (B, H, S, Dk)
+        v = self._split(self.w_v(value))  # (B, H, S, Dk)
+        # 3) attend in every head at once
+        z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=self.dropout)
+        self.attention_weights = weights.detach()  # (B, H, L, S)
+        # 4) merge heads: concatenate the h outputs side by side
+        z = z.transpose(1, 2).reshape(B, L, self.d_model)  # (B, L, D)
+        # 5) output projection W^O
+        return self.w_o(z)  # (B, L, D)
+
+    @classmethod
+    def from_torch(cls, m: nn.MultiheadAttention) -> "MultiHeadAttention":
+        """Build a ``MultiHeadAttention`` holding the weights of a
+        ``torch.nn.MultiheadAttention`` (either ``batch_first``), so both compute the same."""
+        if not isinstance(m, nn.MultiheadAttention):
+            raise TypeError(f"expected torch.nn.MultiheadAttention, got {type(m).__name__}")
+        if m.bias_k is not None or m.add_zero_attn:
+            raise ValueError("add_bias_kv and add_zero_attn have no counterpart here")
+        if not m._qkv_same_embed_dim:
+            raise ValueError(
+                f"kdim={m.kdim} and vdim={m.vdim} must equal embed_dim={m.embed_dim}"
+            )
+        bias = m.in_proj_bias is not None
+        ours = cls(m.embed_dim, m.num_heads, dropout=m.dropout, bias=bias)
+        w_q, w_k, w_v = m.in_proj_weight.detach().chunk(3, dim=0)  # 3 x (D, D)
+        ours_lin = (ours.w_q, ours.w_k, ours.w_v)
+        with torch.no_grad():
+            for lin, w in zip(ours_lin, (w_q, w_k, w_v)):
+                lin.weight.copy_(w)
+            ours.w_o.weight.copy_(m.out_proj.weight)
+            if bias:
+                for lin, b in zip(ours_lin, m.in_proj_bias.detach().chunk(3)):
+                    lin.bias.copy_(b)
+                ours.w_o.bias.copy_(m.out_proj.bias)
+        return ours.to(device=m.in_proj_weight.device, dtype=m.in_proj_weight.dtype)

@@ -1,0 +1,80 @@
+"""Masks: which positions a query may look at. Introduced in chapter 6, Masking.
+
+**The one mask convention of this package.** A mask is a ``torch.bool`` tensor that
+broadcasts against the attention scores ``(B, L, S)`` (or ``(B, H, L, S)``), and
+
+    ``True`` means *may attend*; ``False`` means *blocked*.
+
+Blocked scores are replaced by a very negative number before the softmax, so their
+weights come out exactly 0. PyTorch's own APIs disagree with each other here:
+``torch.nn.functional.scaled_dot_product_attention`` uses the same meaning as we do,
+while ``torch.nn.MultiheadAttention`` and ``torch.nn.Transformer*`` use ``True`` for
+*blocked*. :func:`to_torch_blocked` converts at that border.
+"""
+from __future__ import annotations
+
+import torch
+
+from ._checks import check_positive_int, check_tensor
+
+
+def padding_mask(tokens: torch.Tensor, pad_id: int = 0) -> torch.Tensor:
+    """Mask out padding tokens so no query attends to them.
+
+    Args:
+        tokens: integer token ids, shape ``(B, S)``.
+        pad_id: the id used for padding.
+
+    Returns:
+        bool tensor ``(B, 1, S)``: ``True`` on real tokens. The middle axis of size 1
+        broadcasts over every query position.
+
+    Example: the batch ``[[5, 2, 1, 0, 0], [1, 3, 1, 4, 0]]`` gives
+    ``[[[T, T, T, F, F]], [[T, T, T, T, F]]]``.
+    """
+    check_tensor(tokens, "tokens", ndim=2)
+    if tokens.is_floating_point() or tokens.dtype == torch.bool:
+        raise TypeError(f"tokens must hold integer ids, got dtype {tokens.dtype}")
+    return (tokens != pad_id).unsqueeze(1)  # (B, 1, S)
+
+
+def subsequent_mask(size: int, device=None) -> torch.Tensor:
+    """The causal mask: position ``i`` may attend to positions ``0..i`` only.
+
+    Args:
+        size: sequence length ``L``.
+        device: where to create the mask.
+
+    Returns:
+        bool tensor ``(1, L, L)``, ``True`` on and below the diagonal.
+    """
+    check_positive_int(size, "size")
+    return torch.ones(size, size, dtype=torch.bool, device=device).tril().unsqueeze(0)  # (1, L, L)
+
+
+def check_mask(mask: torch.Tensor, scores_shape, name: str = "mask") -> None:
+    """Raise a clear error unless ``mask`` is bool and broadcasts to ``scores_shape``."""
+    check_tensor(mask, name)
+    if mask.dtype != torch.bool:
+        raise TypeError(
+            f"{name} must be a bool tensor (True = may attend), got dtype {mask.dtype}; "
+            f"for a 0/1 float mask use mask.bool()"
+        )
+    try:
+        shape = torch.broadcast_shapes(mask.shape, tuple(scores_shape))
+    except RuntimeError:
+        shape = None
+    if shape != tuple(scores_shape):
+        raise ValueError(
+            f"{name} of shape {tuple(mask.shape)} does not broadcast against the attention "
+            f"scores of shape {tuple(scores_shape)}"
+        )
+
+
+def to_torch_blocked(mask: torch.Tensor) -> torch.Tensor:
+    """Convert our mask (``True`` = may attend) to PyTorch's ``nn.MultiheadAttention``
+    convention (``True`` = blocked)."""
+    check_tensor(mask, "mask")
+    if mask.dtype != torch.bool:
+        raise TypeError(f"mask must be a bool tensor, got dtype {mask.dtype}")
+    return ~mask
