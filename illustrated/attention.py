@@ -55,9 +55,15 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
 
     Returns:
         ``(output, weights)``: output ``(..., L, Dv)``, weights ``(..., L, S)`` whose rows
-        sum to 1 (or are all 0 where every key is blocked).
+        sum to 1 (or are all 0 where every key is blocked). With ``dropout`` in training
+        mode the weights returned are the dropped-out ones actually used, as in PyTorch.
     """
     _check_qkv(query, key, value)
+    if dropout is not None and not callable(dropout):
+        raise TypeError(
+            f"dropout must be a module such as nn.Dropout(p) or None, got "
+            f"{type(dropout).__name__} ({dropout!r})"
+        )
     d_k = query.shape[-1]
     scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., L, S)
     if mask is not None:
@@ -122,6 +128,9 @@ class MultiHeadAttention(nn.Module):
             )
         if mask is not None:
             check_tensor(mask, "mask", ndim=(2, 3, 4))
+            # Check the mask as the caller gave it, so an error names their shape.
+            B, L, S = query.shape[0], query.shape[1], key.shape[1]
+            check_mask(mask, (B, self.h, L, S) if mask.dim() == 4 else (B, L, S))
 
     def _split(self, x: torch.Tensor) -> torch.Tensor:
         B, n, _ = x.shape
@@ -163,6 +172,9 @@ class MultiHeadAttention(nn.Module):
             )
         bias = m.in_proj_bias is not None
         ours = cls(m.embed_dim, m.num_heads, dropout=m.dropout, bias=bias)
+        # Move to m's dtype *before* copying: copying float64 weights into the default
+        # float32 parameters would round them, and the two modules would then differ.
+        ours = ours.to(device=m.in_proj_weight.device, dtype=m.in_proj_weight.dtype)
         w_q, w_k, w_v = m.in_proj_weight.detach().chunk(3, dim=0)  # 3 x (D, D)
         ours_lin = (ours.w_q, ours.w_k, ours.w_v)
         with torch.no_grad():
@@ -173,4 +185,4 @@ class MultiHeadAttention(nn.Module):
                 for lin, b in zip(ours_lin, m.in_proj_bias.detach().chunk(3)):
                     lin.bias.copy_(b)
                 ours.w_o.bias.copy_(m.out_proj.bias)
-        return ours.to(device=m.in_proj_weight.device, dtype=m.in_proj_weight.dtype)
+        return ours.train(m.training)  # same mode, so dropout behaves the same

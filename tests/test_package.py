@@ -1,0 +1,64 @@
+"""The package as a whole: importing it changes no global state and prints nothing."""
+import json
+import subprocess
+import sys
+import textwrap
+
+# Runs in a fresh interpreter: snapshot the global state, import illustrated and every
+# submodule it has (found without importing it, so modules added later are covered too),
+# snapshot again. Results go to a file so that stdout and stderr must stay empty.
+SCRIPT = textwrap.dedent(
+    """
+    import hashlib, importlib, importlib.util, json, pkgutil, sys, warnings
+    import matplotlib, numpy, torch
+
+    def digest(data):
+        return hashlib.sha256(bytes(data)).hexdigest()
+
+    def snapshot():
+        rc = matplotlib.rcParams  # read raw, so the 'backend' entry is not resolved
+        return {
+            "torch.initial_seed": torch.initial_seed(),
+            "torch rng state": digest(torch.get_rng_state().tolist()),
+            "torch default dtype": str(torch.get_default_dtype()),
+            "torch grad enabled": torch.is_grad_enabled(),
+            "torch deterministic": torch.are_deterministic_algorithms_enabled(),
+            "torch print options": repr(vars(torch._tensor_str.PRINT_OPTS)),
+            "numpy rng state": digest(numpy.random.get_state()[1].tobytes()),
+            "numpy print options": repr(numpy.get_printoptions()),
+            "warnings filters": repr(warnings.filters),
+            "rcParams": {k: repr(dict.__getitem__(rc, k)) for k in dict.keys(rc)},
+        }
+
+    before = snapshot()
+    locations = importlib.util.find_spec("illustrated").submodule_search_locations
+    names = ["illustrated"] + [
+        "illustrated." + m.name for m in pkgutil.iter_modules(locations)
+    ]
+    for name in names:
+        importlib.import_module(name)
+    after = snapshot()
+    with open(sys.argv[1], "w") as f:
+        json.dump({"names": names, "before": before, "after": after}, f)
+    """
+)
+
+
+def test_import_changes_no_global_state_and_prints_nothing(tmp_path):
+    out_file = tmp_path / "state.json"
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(out_file)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "", f"importing illustrated printed: {proc.stdout!r}"
+    assert proc.stderr == "", f"importing illustrated wrote to stderr: {proc.stderr!r}"
+
+    result = json.loads(out_file.read_text())
+    assert {"illustrated", "illustrated.attention", "illustrated.masks"} <= set(result["names"])
+    before, after = result["before"], result["after"]
+    rc_before, rc_after = before["rcParams"], after["rcParams"]
+    changed_rc = sorted(k for k in rc_before if rc_before[k] != rc_after.get(k))
+    assert changed_rc == [], f"importing illustrated changed matplotlib.rcParams: {changed_rc}"
+    assert before["rcParams"].keys() == after["rcParams"].keys()
+    for key in before:
+        assert before[key] == after[key], f"importing illustrated changed {key}"
