@@ -1,0 +1,269 @@
+"""The full encoder-decoder Transformer. Introduced in chapter 1, The black box;
+assembled part by part through chapter 9.
+
+``Transformer`` wires together the parts of the other modules: token embeddings plus
+positional encodings, a stack of ``N`` encoder layers, a stack of ``N`` decoder layers, and
+a ``Generator`` that turns each decoder output into log-probabilities over the target
+vocabulary. ``ModelConfig`` holds the sizes, with the paper's base model as defaults.
+
+Masks follow the package convention (bool, ``True`` = may attend); ``make_std_masks``
+builds the usual pair from token ids.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from ._checks import check_dropout, check_heads, check_positive_int
+from .layers import DecoderLayer, EncoderLayer, Embeddings
+from .masks import check_mask, padding_mask, subsequent_mask
+from .positional import PositionalEncoding
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Sizes of a Transformer. The defaults are the paper's base model (Table 3)."""
+
+    src_vocab: int = 37000  # source vocabulary size (the paper's English-German BPE: ~37000)
+    tgt_vocab: int = 37000  # target vocabulary size (shared with the source in the paper)
+    N: int = 6  # number of encoder layers, and of decoder layers
+    d_model: int = 512  # width of every token vector in the model
+    d_ff: int = 2048  # inner width of the position-wise feed-forward network
+    h: int = 8  # number of attention heads; d_k = d_model / h = 64
+    dropout: float = 0.1  # P_drop, on every sub-layer output and on embeddings + PE
+    max_len: int = 5000  # longest sequence the positional encoding table covers
+    norm_first: bool = False  # False: post-norm as in the paper; True: pre-norm
+    pad_id: int = 0  # token id used for padding, in both vocabularies
+
+    def __post_init__(self):
+        for name in ("src_vocab", "tgt_vocab", "N", "d_model", "d_ff", "h", "max_len"):
+            check_positive_int(getattr(self, name), name)
+        check_heads(self.d_model, self.h)
+        if self.d_model % 2 != 0:
+            raise ValueError(
+                f"d_model must be even for the sinusoidal positional encoding, "
+                f"got d_model={self.d_model}"
+            )
+        check_dropout(self.dropout)
+        if not isinstance(self.norm_first, bool):
+            raise TypeError(f"norm_first must be True or False, got {self.norm_first!r}")
+        if isinstance(self.pad_id, bool) or not isinstance(self.pad_id, int):
+            raise TypeError(f"pad_id must be an int, got {type(self.pad_id).__name__}")
+        if not 0 <= self.pad_id < min(self.src_vocab, self.tgt_vocab):
+            raise ValueError(
+                f"pad_id={self.pad_id} must be a token id of both vocabularies, i.e. in "
+                f"[0, {min(self.src_vocab, self.tgt_vocab)})"
+            )
+
+    @classmethod
+    def tiny(cls, **overrides) -> "ModelConfig":
+        """A small model that runs in milliseconds on a CPU, for notebooks and tests.
+
+        Any field can be overridden: ``ModelConfig.tiny(N=1, norm_first=True)``.
+        """
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(overrides) - fields)
+        if unknown:
+            raise TypeError(f"unknown ModelConfig field(s) {unknown}; fields are {sorted(fields)}")
+        preset = dict(src_vocab=16, tgt_vocab=16, N=2, d_model=32, d_ff=64, h=4,
+                      dropout=0.0, max_len=64)
+        return cls(**{**preset, **overrides})
+
+
+class Encoder(nn.Module):
+    """A stack of ``N`` identical :class:`EncoderLayer` s (each with its own weights).
+
+    Args:
+        N: number of layers (6 in the paper).
+        d_model, h, d_ff, dropout, norm_first: as :class:`EncoderLayer`.
+    """
+
+    def __init__(self, N: int, d_model: int, h: int, d_ff: int, dropout: float = 0.1,
+                 norm_first: bool = False):
+        super().__init__()
+        check_positive_int(N, "N")
+        self.layers = nn.ModuleList(
+            EncoderLayer(d_model, h, d_ff, dropout, norm_first) for _ in range(N)
+        )
+        # A post-norm layer ends with a LayerNorm, so the stack's output is already
+        # normalised. A pre-norm layer only normalises the copy it feeds to each sub-layer;
+        # its output is the raw residual sum, so a pre-norm stack needs one final norm.
+        self.norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Args: x ``(B, S, D)``; mask broadcasting to ``(B, S, S)``. Returns: ``(B, S, D)``."""
+        for layer in self.layers:
+            x = layer(x, mask)  # (B, S, D)
+        return self.norm(x)  # (B, S, D)
+
+
+class Decoder(nn.Module):
+    """A stack of ``N`` :class:`DecoderLayer` s; every layer reads the same ``memory``.
+
+    Args: as :class:`Encoder`.
+    """
+
+    def __init__(self, N: int, d_model: int, h: int, d_ff: int, dropout: float = 0.1,
+                 norm_first: bool = False):
+        super().__init__()
+        check_positive_int(N, "N")
+        self.layers = nn.ModuleList(
+            DecoderLayer(d_model, h, d_ff, dropout, norm_first) for _ in range(N)
+        )
+        self.norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()  # see Encoder
+
+    def forward(self, x: torch.Tensor, memory: torch.Tensor,
+                src_mask: torch.Tensor | None = None,
+                tgt_mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Args: x ``(B, T, D)``; memory ``(B, S, D)``; masks as :class:`DecoderLayer`.
+        Returns: ``(B, T, D)``."""
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)  # (B, T, D)
+        return self.norm(x)  # (B, T, D)
+
+
+class Generator(nn.Module):
+    """The final linear layer and softmax: decoder vectors to log-probabilities.
+
+    Args:
+        d_model: width ``D`` of the decoder output.
+        vocab: target vocabulary size ``V``.
+    """
+
+    def __init__(self, d_model: int, vocab: int):
+        super().__init__()
+        check_positive_int(d_model, "d_model")
+        check_positive_int(vocab, "vocab")
+        self.proj = nn.Linear(d_model, vocab)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Args: x ``(B, T, D)``. Returns: log-probabilities ``(B, T, V)``."""
+        # log_softmax rather than softmax: the training loss needs logs, and taking them
+        # inside one function avoids log(0) for very unlikely tokens.
+        return self.proj(x).log_softmax(dim=-1)  # (B, T, V)
+
+
+def make_std_masks(src: torch.Tensor, tgt: torch.Tensor, pad_id: int = 0):
+    """The usual masks for a batch of source and target token ids.
+
+    Args:
+        src: source ids ``(B, S)``.
+        tgt: target (decoder input) ids ``(B, T)``.
+        pad_id: the padding id.
+
+    Returns:
+        ``(src_mask, tgt_mask)``: ``src_mask`` ``(B, 1, S)`` hides source padding;
+        ``tgt_mask`` ``(B, T, T)`` hides target padding *and* future positions.
+    """
+    src_mask = padding_mask(src, pad_id)  # (B, 1, S)
+    tgt_pad = padding_mask(tgt, pad_id)  # (B, 1, T)
+    T = tgt_pad.shape[-1]
+    tgt_mask = tgt_pad & subsequent_mask(T, device=tgt.device)  # (B, T, T)
+    return src_mask, tgt_mask
+
+
+class Transformer(nn.Module):
+    """The encoder-decoder Transformer of *Attention Is All You Need*.
+
+    Args:
+        config: the sizes (see :class:`ModelConfig`).
+        generator: optional ``torch.Generator`` for the initial weights, so a model can
+            be reproduced without touching the global random seed.
+
+    Masks passed as ``None`` mean *attend to everything*: no padding is hidden and the
+    decoder may look ahead. For training on token ids, pass the masks from
+    ``make_std_masks(src, tgt, config.pad_id)``.
+    """
+
+    def __init__(self, config: ModelConfig, generator: torch.Generator | None = None):
+        super().__init__()
+        if not isinstance(config, ModelConfig):
+            raise TypeError(f"config must be a ModelConfig, got {type(config).__name__}")
+        c = self.config = config
+        self.src_embed = nn.Sequential(Embeddings(c.src_vocab, c.d_model),
+                                       PositionalEncoding(c.d_model, c.dropout, c.max_len))
+        self.tgt_embed = nn.Sequential(Embeddings(c.tgt_vocab, c.d_model),
+                                       PositionalEncoding(c.d_model, c.dropout, c.max_len))
+        self.encoder = Encoder(c.N, c.d_model, c.h, c.d_ff, c.dropout, c.norm_first)
+        self.decoder = Decoder(c.N, c.d_model, c.h, c.d_ff, c.dropout, c.norm_first)
+        self.generator = Generator(c.d_model, c.tgt_vocab)
+        self._init_parameters(generator)
+
+    @torch.no_grad()
+    def _init_parameters(self, generator: torch.Generator | None) -> None:
+        # Xavier/Glorot uniform on every weight matrix, as the Annotated Transformer does:
+        # U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) keeps the variance of activations
+        # roughly constant from layer to layer. Biases start at 0 and LayerNorms at the
+        # identity, so the generator alone decides the initial model.
+        for name, p in self.named_parameters():
+            if p.dim() > 1:
+                fan_out, fan_in = p.shape
+                a = math.sqrt(6.0 / (fan_in + fan_out))
+                p.uniform_(-a, a, generator=generator)
+            elif name.endswith("bias"):
+                p.zero_()
+
+    def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Args: src ids ``(B, S)``; src_mask ``(B, 1, S)``. Returns: memory ``(B, S, D)``."""
+        x = self.src_embed(src)  # (B, S, D)
+        if src_mask is not None:  # checked here so an error names src_mask
+            check_mask(src_mask, (x.shape[0], x.shape[1], x.shape[1]), "src_mask")
+        return self.encoder(x, src_mask)  # (B, S, D)
+
+    def decode(self, memory: torch.Tensor, src_mask: torch.Tensor | None,
+               tgt: torch.Tensor, tgt_mask: torch.Tensor | None) -> torch.Tensor:
+        """Args: memory ``(B, S, D)``; src_mask ``(B, 1, S)``; tgt ids ``(B, T)``;
+        tgt_mask ``(B, T, T)``. Returns: ``(B, T, D)``."""
+        return self.decoder(self.tgt_embed(tgt), memory, src_mask, tgt_mask)  # (B, T, D)
+
+    def forward(self, src: torch.Tensor, tgt: torch.Tensor,
+                src_mask: torch.Tensor | None = None,
+                tgt_mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Args:
+            src: source ids ``(B, S)``.
+            tgt: decoder input ids ``(B, T)`` (the target shifted right).
+            src_mask: bool ``(B, 1, S)`` or ``None`` (attend to all source tokens).
+            tgt_mask: bool ``(B, T, T)`` or ``None`` (no causal mask!).
+
+        Returns: log-probabilities of the next token ``(B, T, V)``.
+        """
+        both = isinstance(src, torch.Tensor) and isinstance(tgt, torch.Tensor)
+        if both and src.dim() == tgt.dim() == 2 and src.shape[0] != tgt.shape[0]:
+            raise ValueError(
+                f"src and tgt must have the same batch size B, got src {tuple(src.shape)} "
+                f"and tgt {tuple(tgt.shape)}"
+            )
+        # 1) encode the whole source sentence
+        memory = self.encode(src, src_mask)  # (B, S, D)
+        # 2) decode every target position, reading the memory
+        out = self.decode(memory, src_mask, tgt, tgt_mask)  # (B, T, D)
+        # 3) turn each position into a distribution over the target vocabulary
+        return self.generator(out)  # (B, T, V)
+
+
+def make_model(src_vocab: int, tgt_vocab: int, N: int = 6, d_model: int = 512,
+               d_ff: int = 2048, h: int = 8, dropout: float = 0.1,
+               seed: int | None = None) -> Transformer:
+    """Build a :class:`Transformer` with the paper's base sizes unless told otherwise.
+
+    Args:
+        src_vocab, tgt_vocab: vocabulary sizes.
+        N, d_model, d_ff, h, dropout: as :class:`ModelConfig`.
+        seed: if given, the initial weights come from a private generator seeded with it
+            (the global random state is not reseeded).
+
+    Returns: a ``Transformer`` in training mode.
+    """
+    config = ModelConfig(src_vocab=src_vocab, tgt_vocab=tgt_vocab, N=N, d_model=d_model,
+                         d_ff=d_ff, h=h, dropout=dropout)
+    generator = None if seed is None else torch.Generator().manual_seed(seed)
+    return Transformer(config, generator=generator)
+
+
+def count_parameters(model: nn.Module, trainable_only: bool = True) -> int:
+    """The number of (trainable, by default) parameters of ``model``."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
