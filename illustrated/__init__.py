@@ -12,6 +12,7 @@ module              what it holds                                          chapt
 ``layers``          embeddings, feed-forward, residual+norm, enc/dec layers 8-9
 ``model``           the full encoder-decoder ``Transformer``               1, 9
 ``draw``            figures computed from tensors                          all
+``exercises``       auto-checkers for the end-of-chapter exercises         2-4
 ==================  ====================================================  =========
 
 Shape letters used in every docstring and shape comment:
