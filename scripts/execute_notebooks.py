@@ -19,10 +19,13 @@ from nbclient import NotebookClient
 
 def execute(path: Path, timeout: int) -> float:
     nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)  # timestamps of an earlier run
     start = time.perf_counter()
     client = NotebookClient(
         nb,
         timeout=timeout,
+        record_timing=False,  # no timestamps in cell metadata: re-running leaves no diff
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
     )
