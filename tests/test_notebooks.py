@@ -49,3 +49,33 @@ def test_toc_lists_every_chapter_and_nothing_missing():
     for entry in listed:
         matches = list(ROOT.glob(entry + ".*"))
         assert matches, f"_toc.yml lists {entry}, which does not exist"
+
+
+def markdown(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_figures_are_computed_by_the_package(path):
+    """Figures come from illustrated.draw: no pyplot in a chapter, no pasted images."""
+    code = "\n".join("".join(c["source"]) for c in code_cells(path))
+    assert "pyplot" not in code and "plt." not in code, f"{path.name}: draw with illustrated.draw, not pyplot"
+    text = markdown(path)
+    pasted = re.findall(r"!\[[^\]]*\]\([^)]*\)|```\{(?:image|figure)\}|<img\b", text)
+    assert not pasted, f"{path.name}: pasted images {pasted}; compute figures with illustrated.draw"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_outline(path):
+    """Every chapter opens with one title, says what you will learn, and ends with a
+    summary and at least four exercises, each with a solution."""
+    text = markdown(path)
+    assert len(re.findall(r"^# ", text, re.M)) == 1, f"{path.name}: needs exactly one '# ' title"
+    assert "What you will learn" in text, f"{path.name}: no 'What you will learn'"
+    assert re.search(r"^## Summary", text, re.M), f"{path.name}: no '## Summary'"
+    assert re.search(r"^## Exercises", text, re.M), f"{path.name}: no '## Exercises'"
+    exercises = re.findall(r"```\{exercise\}", text)
+    solutions = re.findall(r"```\{solution\}", text)
+    assert len(exercises) >= 4, f"{path.name}: {len(exercises)} exercises, want at least 4"
+    assert len(solutions) >= len(exercises), f"{path.name}: an exercise has no solution"
