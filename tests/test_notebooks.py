@@ -76,6 +76,47 @@ def test_chapter_outline(path):
     assert re.search(r"^## Summary", text, re.M), f"{path.name}: no '## Summary'"
     assert re.search(r"^## Exercises", text, re.M), f"{path.name}: no '## Exercises'"
     exercises = re.findall(r"```\{exercise\}", text)
-    solutions = re.findall(r"```\{solution\}", text)
+    solutions = re.findall(r"```\{solution(?:-start)?\}", text)  # plain or gated form
     assert len(exercises) >= 4, f"{path.name}: {len(exercises)} exercises, want at least 4"
     assert len(solutions) >= len(exercises), f"{path.name}: an exercise has no solution"
+
+
+def cells(path):
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def tags(cell):
+    return cell.get("metadata", {}).get("tags", [])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_bookkeeping_is_hidden_and_imports_foldable(path):
+    """glue calls live in cells the site removes; the imports cell is folded, not removed,
+    so a reader can see where `draw`, `glue` and the package's functions come from."""
+    code = [c for c in cells(path) if c["cell_type"] == "code"]
+    assert "hide-cell" in tags(code[0]), f"{path.name}: tag the imports cell hide-cell"
+    for cell in code:
+        source = "".join(cell["source"])
+        if re.search(r"^\s*glue\(", source, re.M):
+            assert "remove-cell" in tags(cell), (
+                f"{path.name}: a cell calling glue() is shown on the site; move the glue "
+                f"calls into a cell tagged remove-cell:\n{source[:200]}")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_exercise_code_lives_inside_solutions(path):
+    """After '## Exercises', every code cell sits between a gated `solution-start` and its
+    `solution-end`, so a closed solution hides the code, its output and any demonstration
+    of a typical mistake."""
+    inside, seen_exercises = False, False
+    for cell in cells(path):
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            seen_exercises = seen_exercises or bool(re.search(r"^## Exercises", source, re.M))
+            for directive in re.findall(r"```\{(solution-start|solution-end)\}", source):
+                opening = directive == "solution-start"
+                assert inside != opening, f"{path.name}: unbalanced {directive}"
+                inside = opening
+        elif seen_exercises and source.strip():
+            assert inside, f"{path.name}: exercise code outside a solution:\n{source[:200]}"
+    assert not inside, f"{path.name}: a solution-start has no solution-end"
