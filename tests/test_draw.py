@@ -331,7 +331,7 @@ def test_only_cjk_texts_get_the_bundled_font():
 
 
 def test_bundled_font_is_small_licensed_and_covers_the_book_characters():
-    font_file = draw._FONT_FILE
+    from illustrated.draw._base import _FONT_FILE as font_file
     assert font_file.stat().st_size < 200_000
     assert (font_file.parent / "LICENSE-wqy-microhei.txt").exists()
     charmap = FT2Font(str(font_file)).get_charmap()
