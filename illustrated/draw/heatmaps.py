@@ -94,15 +94,7 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
     Returns:
         a Figure with ``H`` axes.
     """
-    w = _as_tensor(weights, "weights")
-    if w.dim() == 4:
-        if w.shape[0] != 1:
-            raise ValueError(f"4-D weights must have a batch of 1, (1, H, L, S), got shape "
-                             f"{tuple(w.shape)}; pick one example, e.g. weights[0]")
-        w = w[0]  # (H, L, S)
-    if w.dim() != 3:
-        raise ValueError(f"weights must be 3-D (H, L, S) or 4-D (1, H, L, S), got shape "
-                         f"{tuple(w.shape)}")
+    w = _heads_weights(weights)  # (H, L, S)
     check_positive_int(ncols, "ncols")
     H, L, S = w.shape
     queries = _check_labels(query_labels, L, "query_labels", "queries (rows of weights)")
@@ -130,3 +122,17 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
     if title:
         fig.suptitle(title, color=INK, fontsize=12)
     return _finish(fig)
+
+
+def _heads_weights(weights):
+    """The weights of attention_heads as ``(H, L, S)``, from ``(H, L, S)`` or ``(1, H, L, S)``."""
+    w = _as_tensor(weights, "weights")
+    if w.dim() == 4:
+        if w.shape[0] != 1:
+            raise ValueError(f"4-D weights must have a batch of 1, (1, H, L, S), got shape "
+                             f"{tuple(w.shape)}; pick one example, e.g. weights[0]")
+        w = w[0]  # (H, L, S)
+    if w.dim() != 3:
+        raise ValueError(f"weights must be 3-D (H, L, S) or 4-D (1, H, L, S), got shape "
+                         f"{tuple(w.shape)}")
+    return w

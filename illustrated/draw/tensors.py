@@ -63,6 +63,18 @@ def tensor_cells(x, row_labels=None, col_labels=None, title=None, show_values=Tr
     ax.set(xlim=(0, C), ylim=(R, 0))
     if not wide:
         ax.set_aspect("equal")
+    _cell_ticks(ax, rows, cols, R, C, wide)
+    _clean(ax)
+    if title:
+        ax.set_title(title, color=INK, fontsize=11)
+    if colorbar:
+        fig.colorbar(ScalarMappable(norm, cmap), ax=ax, shrink=0.8, aspect=15)
+    return _finish(fig)
+
+
+def _cell_ticks(ax, rows, cols, R, C, wide) -> None:
+    """Row labels on the left; column labels on top, or every 16th / 64th column index
+    when the tensor is wide, or none."""
     ax.set_yticks(np.arange(R) + 0.5, rows or ([] if R == 1 else range(R)))
     ax.xaxis.tick_top()
     if cols is not None:
@@ -72,12 +84,6 @@ def tensor_cells(x, row_labels=None, col_labels=None, title=None, show_values=Tr
         ax.xaxis.set_major_formatter(lambda v, _: f"{int(v)}")
     else:
         ax.set_xticks([])
-    _clean(ax)
-    if title:
-        ax.set_title(title, color=INK, fontsize=11)
-    if colorbar:
-        fig.colorbar(ScalarMappable(norm, cmap), ax=ax, shrink=0.8, aspect=15)
-    return _finish(fig)
 
 
 def matmul_figure(a, b, c=None, names=("X", "W^Q", "Q"), row_labels=None, show_values=True,
@@ -92,21 +98,7 @@ def matmul_figure(a, b, c=None, names=("X", "W^Q", "Q"), row_labels=None, show_v
     Returns:
         a Figure with one axes. Raises ValueError if the shapes do not chain.
     """
-    a, b = _as_tensor(a, "a"), _as_tensor(b, "b")
-    for name, t in (("a", a), ("b", b)):
-        if t.dim() != 2:
-            raise ValueError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
-    if a.shape[1] != b.shape[0]:
-        raise ValueError(f"cannot multiply a {tuple(a.shape)} by b {tuple(b.shape)}: the columns "
-                         f"of a ({a.shape[1]}) must equal the rows of b ({b.shape[0]})")
-    dtype = torch.promote_types(a.dtype, b.dtype)
-    c = a.to(dtype) @ b.to(dtype) if c is None else _as_tensor(c, "c")  # (n, p)
-    if tuple(c.shape) != (a.shape[0], b.shape[1]):
-        raise ValueError(f"c must have shape {(a.shape[0], b.shape[1])} (rows of a, columns "
-                         f"of b), got {tuple(c.shape)}")
-    if len(names) != 3:
-        raise ValueError(f"names must hold 3 names (A, B, C), got {len(names)}")
-    rows = _check_labels(row_labels, a.shape[0], "row_labels", "rows in a")
+    a, b, c, rows = _matmul_inputs(a, b, c, names, row_labels)
     operands, gap = (a, b, c), 1.4  # gap: room for the operator between two matrices
     width = sum(t.shape[1] for t in operands) + 2 * gap
     height = max(t.shape[0] for t in operands) + 1.2  # + room for the shape label
@@ -134,6 +126,25 @@ def matmul_figure(a, b, c=None, names=("X", "W^Q", "Q"), row_labels=None, show_v
     if title:
         ax.set_title(title, color=INK, fontsize=11)
     return _finish(fig)
+
+
+def _matmul_inputs(a, b, c, names, row_labels):
+    """Check the inputs of matmul_figure; return a, b, c (by default a @ b) and the labels."""
+    a, b = _as_tensor(a, "a"), _as_tensor(b, "b")
+    for name, t in (("a", a), ("b", b)):
+        if t.dim() != 2:
+            raise ValueError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"cannot multiply a {tuple(a.shape)} by b {tuple(b.shape)}: the columns "
+                         f"of a ({a.shape[1]}) must equal the rows of b ({b.shape[0]})")
+    dtype = torch.promote_types(a.dtype, b.dtype)
+    c = a.to(dtype) @ b.to(dtype) if c is None else _as_tensor(c, "c")  # (n, p)
+    if tuple(c.shape) != (a.shape[0], b.shape[1]):
+        raise ValueError(f"c must have shape {(a.shape[0], b.shape[1])} (rows of a, columns "
+                         f"of b), got {tuple(c.shape)}")
+    if len(names) != 3:
+        raise ValueError(f"names must hold 3 names (A, B, C), got {len(names)}")
+    return a, b, c, _check_labels(row_labels, a.shape[0], "row_labels", "rows in a")
 
 
 def _attention_inputs(words, x, w_q, w_k, w_v, position):
