@@ -1,0 +1,53 @@
+"""Figures computed from tensors; used in every chapter (started in chapter 1, The black box).
+
+Every function takes tensors (lists and NumPy arrays work too), checks their shapes and
+returns a :class:`matplotlib.figure.Figure`. Figures are made with ``Figure(...)``, not
+``pyplot``: nothing enters pyplot's registry, so Jupyter shows each figure once (as the
+cell's value, with or without ``%matplotlib inline``), and importing this module neither
+imports pyplot nor changes matplotlib's settings. Pass ``ax=`` (where offered) to draw
+into an axes of your own; the function then returns ``ax.figure``.
+
+All colours come from the palette constants of :mod:`illustrated.draw.palette`,
+re-exported here (``draw.QUERY``). Texts containing Chinese characters
+(chapter 3 labels rows with 人, 工, 智, 能) are drawn, text by text, with a small subset of
+WenQuanYi Micro Hei shipped in ``illustrated/fonts/``; ``scripts/subset_font.py`` adds
+characters to it.
+
+One module per kind of figure; import the functions from here
+(``from illustrated import draw``, or ``from illustrated.draw import attention_heatmap``):
+
+==================  ==============================================================
+module              figures
+==================  ==============================================================
+``tensors``         ``tensor_cells``, ``matmul_figure``, ``self_attention_table``
+``heatmaps``        ``attention_heatmap``, ``attention_heads``
+``plots``           ``histograms``, ``bar_values``, ``line_plot``
+``diagrams``        ``black_box``, ``stack_diagram`` (and the names of its ``PARTS``)
+``palette``         the colour constants
+==================  ==============================================================
+"""
+from .diagrams import PARTS, black_box, stack_diagram
+from .heatmaps import attention_heads, attention_heatmap
+from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERGING, EMBEDDING,
+                      ENCODER, FEED_FORWARD, INK, KEY, MUTED, OUTPUT, PAPER, POSITIONAL, QUERY,
+                      SEQUENTIAL, SERIES, VALUE)
+from .plots import bar_values, histograms, line_plot
+from .tensors import matmul_figure, self_attention_table, tensor_cells
+
+# In the order of the former single module, which the API page follows (bysource).
+__all__ = [
+    # the palette
+    "INK", "MUTED", "PAPER", "ACCENT", "ACCENT_LIGHT", "ENCODER", "DECODER", "ATTENTION",
+    "FEED_FORWARD", "ADD_NORM", "POSITIONAL", "EMBEDDING", "QUERY", "KEY", "VALUE", "OUTPUT",
+    "SERIES", "DIVERGING", "SEQUENTIAL",
+    # what stack_diagram can highlight
+    "PARTS",
+    # tensors
+    "tensor_cells", "matmul_figure", "self_attention_table",
+    # heat maps
+    "attention_heatmap", "attention_heads",
+    # plots
+    "histograms", "bar_values", "line_plot",
+    # diagrams
+    "black_box", "stack_diagram",
+]

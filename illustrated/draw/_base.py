@@ -1,0 +1,155 @@
+"""What every figure of :mod:`illustrated.draw` shares (introduced in chapter 1, The black box).
+
+The figure class Jupyter can show without pyplot, input checks, the bundled CJK font,
+number formatting and the coloured boxes of tensors and tables.
+"""
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import torch
+from matplotlib.collections import PolyCollection
+from matplotlib.colors import Normalize, to_rgb
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from .._checks import check_tensor
+from .palette import INK
+
+_FONT_FILE = Path(__file__).parent.parent / "fonts" / "wqy-microhei-subset.ttf"
+_CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_CELL_IN = 0.5  # the side of one box in inches, when there is room
+
+
+class _Figure(Figure):
+    """A plain ``Figure`` that Jupyter can show by itself.
+
+    IPython draws a bare ``Figure`` only once pyplot has set up its inline backend (e.g.
+    ``%matplotlib inline``); until then the cell would print "<Figure size ...>". The
+    inline backend's own printer, when active, takes precedence over this method, so a
+    figure is never shown twice.
+    """
+
+    def _repr_png_(self) -> bytes:
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png", bbox_inches="tight")
+        return buffer.getvalue()
+
+
+def _as_tensor(x, name: str) -> torch.Tensor:
+    """``x`` as a detached floating-point CPU tensor (float tensors keep their dtype)."""
+    if isinstance(x, (list, tuple, np.ndarray)):
+        try:
+            x = torch.as_tensor(np.asarray(x, dtype=np.float64))
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"{name} must be numbers (a tensor, list or array): {err}") from None
+    check_tensor(x, name)
+    x = x.detach().cpu()
+    return x if x.is_floating_point() else x.to(torch.float64)
+
+
+def _check_labels(labels, n: int, name: str, what: str):
+    """``labels`` as a list of ``n`` strings, or None."""
+    if labels is None:
+        return None
+    if isinstance(labels, str):
+        raise TypeError(f"{name} must be a list of strings, got the single string {labels!r}")
+    labels = [str(label) for label in labels]
+    if len(labels) != n:
+        raise ValueError(f"{name} has {len(labels)} labels but there are {n} {what}")
+    return labels
+
+
+def _finish(fig: Figure) -> Figure:
+    """Give every text with CJK characters the bundled font, keeping its size and weight.
+
+    Set per text (``FontProperties`` with a file), never through rcParams: DejaVu Sans,
+    matplotlib's default, has no CJK glyphs and would warn "Glyph ... missing".
+    """
+    for text in fig.findobj(Text):
+        if _CJK.search(text.get_text()):
+            props = text.get_fontproperties().copy()  # keeps size, weight and style
+            props.set_file(str(_FONT_FILE))
+            text.set_fontproperties(props)
+    return fig
+
+
+def _new_axes(figsize, ax=None):
+    """A new constrained-layout figure with one axes, or ``ax`` and its figure."""
+    if ax is not None:
+        return ax.figure, ax
+    fig = _Figure(figsize=figsize, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _axes_inches(ax) -> tuple[float, float]:
+    """The size of ``ax`` in inches, as far as it is known before drawing."""
+    return ax.bbox.width / ax.figure.dpi, ax.bbox.height / ax.figure.dpi
+
+
+def _ink_on(rgba) -> str:
+    """White text on dark colours, ink on light ones."""
+    r, g, b = to_rgb(rgba)
+    return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else INK
+
+
+def _fmt(fmt: str, value: float) -> str:
+    """``fmt.format(value)`` without a minus sign on zero ("-0.00" reads as a bug)."""
+    text = fmt.format(value)
+    return text[1:] if text.startswith("-") and text[1:].strip("0.") == "" else text
+
+
+def _value_fontsize(cell_inches: float, texts) -> float:
+    """The font size (points) at which the longest text fits a cell; 0 (print nothing)
+    if there are no texts or they would need less than 5 pt."""
+    if not texts:
+        return 0.0
+    chars = max(len(t) for t in texts)
+    size = min(9.0, 0.85 * cell_inches * 72 / (0.6 * max(chars, 3)))
+    return size if size >= 5 else 0.0
+
+
+def _norm(values: torch.Tensor, vmin, vmax) -> Normalize:
+    """A colour scale symmetric around 0 unless the caller fixes an end."""
+    if vmin is None and vmax is None:
+        top = float(values.abs().max()) if values.numel() else 1.0
+        top = top if top > 0 else 1.0
+        return Normalize(-top, top)
+    lo = float(values.min()) if vmin is None else vmin
+    hi = float(values.max()) if vmax is None else vmax
+    return Normalize(lo, hi)
+
+
+def _draw_cells(ax, values, x0=0.0, y0=0.0, *, cmap, norm, fmt, fontsize, gap=(0.1, 0.1),
+                gid=None):
+    """Boxes for a 2-D array: cell (i, j) fills [x0+j, x0+j+1] x [y0+i, y0+i+1] less a gap.
+
+    The y axis points down (row 0 on top). Values are printed when ``fontsize`` > 0.
+    """
+    rows, cols = values.shape
+    gx, gy = gap
+    i, j = np.divmod(np.arange(rows * cols), cols)  # row and column of every box
+    left, top = x0 + j + gx / 2, y0 + i + gy / 2
+    right, bottom = left + 1 - gx, top + 1 - gy
+    corners = np.stack([np.stack(c, axis=-1) for c in
+                        ((left, top), (right, top), (right, bottom), (left, bottom))], axis=1)
+    colours = matplotlib.colormaps.get_cmap(cmap)(norm(values.ravel()))
+    # One polygon per box, all in one collection (fast even for 20 x 512 boxes). Boxes that
+    # touch (no gap) are drawn without antialiasing, or hairline seams show between them.
+    ax.add_collection(PolyCollection(corners, facecolors=colours, edgecolors="none", gid=gid,
+                                     antialiased=gx > 0))
+    if fontsize:
+        for k, (i, j) in enumerate(np.ndindex(rows, cols)):
+            ax.text(x0 + j + 0.5, y0 + i + 0.5, _fmt(fmt, values[i, j]), ha="center",
+                    va="center", fontsize=fontsize, color=_ink_on(colours[k]), gid=gid)
+
+
+def _clean(ax) -> None:
+    """No spines, no tick marks: the boxes speak for themselves."""
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.tick_params(length=0, labelsize=10, labelcolor=INK)

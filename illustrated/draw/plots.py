@@ -1,0 +1,164 @@
+"""Plots of numbers: histograms, bars and curves (chapter 1, The black box; chapter 2,
+Attention as a soft lookup; chapter 4, Scaled scores and the softmax experiment)."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from ._base import (_Figure, _as_tensor, _axes_inches, _check_labels, _finish, _fmt,
+                    _new_axes, _value_fontsize)
+from .palette import INK, MUTED, SERIES, VALUE
+
+
+def _vector(x, name: str) -> torch.Tensor:
+    t = _as_tensor(x, name)
+    if t.dim() != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {tuple(t.shape)}")
+    return t.double()
+
+
+def _style(ax, title=None, xlabel=None, ylabel=None) -> None:
+    """Light axes: no top/right spines, a faint grid, muted ticks."""
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color(MUTED)
+    ax.tick_params(colors=INK, labelsize=9)
+    ax.grid(alpha=0.25, color=MUTED)
+    ax.set_axisbelow(True)
+    ax.set_title(title or "", color=INK, fontsize=11)
+    ax.set_xlabel(xlabel or "", color=INK)
+    ax.set_ylabel(ylabel or "", color=INK)
+
+
+def histograms(samples: dict, bins=50, title=None, xlabel=None, ax=None, layout="auto") -> Figure:
+    """Histograms of named 1-D samples, overlaid or side by side.
+
+    Args:
+        samples: ``{name: (N,) tensor}``, e.g. ``{"std 100": a, "std 1": b}``.
+        layout: ``"overlay"`` (one axes), ``"side"`` (one axes per sample, each with its
+            own x scale) or ``"auto"``: side by side when the standard deviations differ
+            by more than 10x, since the narrow one would be a spike on a shared axis.
+        ax: draw into this axes (overlay only).
+
+    Returns:
+        a Figure with one axes (overlay) or one per sample (side by side).
+    """
+    if not isinstance(samples, dict) or not samples:
+        raise TypeError("samples must be a non-empty dict {name: 1-D tensor}")
+    data = {str(k): _vector(v, f"samples[{k!r}]") for k, v in samples.items()}
+    if layout not in ("auto", "overlay", "side"):
+        raise ValueError(f"layout must be 'auto', 'overlay' or 'side', got {layout!r}")
+    stds = {k: float(v.std()) if v.numel() > 1 else 0.0 for k, v in data.items()}
+    if layout == "auto":
+        spread = max(stds.values()) / max(min(stds.values()), 1e-300)
+        layout = "side" if spread > 10 and ax is None and len(data) > 1 else "overlay"
+    if layout == "side" and ax is not None:
+        raise ValueError("layout='side' draws one axes per sample, so it needs its own "
+                         "figure: leave ax=None")
+    if layout == "overlay":
+        fig, ax = _new_axes((6.5, 3.8), ax)
+        _overlaid_histograms(ax, data, stds, bins)
+        _style(ax, title, xlabel, "count")
+        return _finish(fig)
+    fig = _Figure(figsize=(min(10.0, 3.4 * len(data) + 0.4), 3.6), layout="constrained")
+    axes = fig.subplots(1, len(data), squeeze=False).flat
+    for i, (ax, (name, v)) in enumerate(zip(axes, data.items())):
+        ax.hist(v.numpy(), bins=bins, color=SERIES[i % len(SERIES)], alpha=0.8,
+                edgecolor="white", linewidth=0.4)
+        _style(ax, f"{name}\n(std {stds[name]:.3g})", xlabel, "count" if i == 0 else None)
+    if title:
+        fig.suptitle(title, color=INK, fontsize=12)
+    return _finish(fig)
+
+
+def _overlaid_histograms(ax, data, stds, bins) -> None:
+    """All samples on one axes, with shared bins so the bars are comparable."""
+    edges = np.histogram_bin_edges(torch.cat(list(data.values())).numpy(), bins=bins)
+    for i, (name, v) in enumerate(data.items()):
+        ax.hist(v.numpy(), bins=edges, color=SERIES[i % len(SERIES)], alpha=0.55,
+                label=f"{name} (std {stds[name]:.3g})", edgecolor="white", linewidth=0.4)
+    ax.legend(frameon=False, fontsize=9)
+
+
+def bar_values(values, labels=None, title=None, ylabel=None, ax=None, fmt="{:.3f}",
+               show_values=True) -> Figure:
+    """A bar per number of a 1-D tensor, its value written on the bar (e.g. a softmax).
+
+    Args:
+        values: ``(N,)``.
+        labels: ``N`` strings under the bars (by default 0 .. N-1).
+        show_values: write the values; left out when the bars are too narrow.
+
+    Returns:
+        a Figure with one axes.
+    """
+    v = _vector(values, "values")
+    n = v.numel()
+    names = _check_labels(labels, n, "labels", "values") or [str(i) for i in range(n)]
+    fig, ax = _new_axes((min(10.0, max(4.5, 0.6 * n + 1.5)), 3.6), ax)
+    bars = ax.bar(range(n), v.numpy(), color=VALUE, width=0.7)
+    texts = [_fmt(fmt, x) for x in v.tolist()]
+    size = _value_fontsize(0.9 * _axes_inches(ax)[0] / max(n, 1), texts) if show_values else 0
+    if size:
+        ax.bar_label(bars, texts, padding=2, fontsize=size, color=INK)
+    lo, hi = min(0.0, float(v.min())), max(0.0, float(v.max()))
+    pad = 0.12 * ((hi - lo) or 1.0)
+    ax.set_ylim(lo - (pad if lo < 0 else 0), hi + pad)
+    ax.set_xticks(range(n), names)
+    if sum(map(len, names)) > 60:
+        ax.tick_params(axis="x", labelrotation=45)
+        for label in ax.get_xticklabels():
+            label.set(ha="right", rotation_mode="anchor")
+    _style(ax, title, None, ylabel)
+    ax.grid(axis="x", visible=False)
+    ax.axhline(0, color=MUTED, linewidth=0.8)
+    return _finish(fig)
+
+
+def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False, logy=False,
+              ax=None) -> Figure:
+    """Several named curves against the same ``x``.
+
+    Args:
+        x: ``(N,)`` positions, e.g. the values of ``d_k``.
+        series: ``{name: (N,) values}``; a name becomes the curve's legend entry.
+        logx, logy: logarithmic axes (``x`` / the values must then be positive); when
+            every ``x`` is a power of 2 (``d_k = 1, 2, 4, ...``) the x ticks are those.
+
+    Returns:
+        a Figure with one axes.
+    """
+    xs = _vector(x, "x")
+    if not isinstance(series, dict) or not series:
+        raise TypeError("series must be a non-empty dict {name: 1-D values}")
+    curves = {str(k): _vector(v, f"series[{k!r}]") for k, v in series.items()}
+    for name, ys in curves.items():
+        if ys.numel() != xs.numel():
+            raise ValueError(f"series[{name!r}] has {ys.numel()} values but x has {xs.numel()}")
+        if logy and bool((ys <= 0).any()):
+            raise ValueError(f"logy=True needs positive values, series[{name!r}] has some <= 0")
+    if logx and bool((xs <= 0).any()):
+        raise ValueError("logx=True needs positive x values")
+    fig, ax = _new_axes((6.5, 4.0), ax)
+    marker = "o" if xs.numel() <= 25 else None
+    for i, (name, ys) in enumerate(curves.items()):
+        ax.plot(xs.numpy(), ys.numpy(), color=SERIES[i % len(SERIES)], marker=marker,
+                markersize=4, linewidth=2, label=name)
+    _log_axes(ax, xs, torch.cat(list(curves.values())), logx, logy)
+    _style(ax, title, xlabel, ylabel)
+    ax.legend(frameon=False, fontsize=9)
+    return _finish(fig)
+
+
+def _log_axes(ax, xs, ys, logx, logy) -> None:
+    """Logarithmic axes labelled with plain numbers where they are short."""
+    ax.set(xscale="log" if logx else "linear", yscale="log" if logy else "linear")
+    for axis, log, data in ((ax.xaxis, logx, xs), (ax.yaxis, logy, ys)):
+        if log and 1e-3 <= float(data.min()) and float(data.max()) < 1e5:
+            axis.set_major_formatter(lambda v, _: f"{v:g}")  # 100 reads faster than 10^2
+    if logx and bool((torch.log2(xs) % 1 == 0).all()):  # e.g. d_k = 1, 2, 4, ..., 512
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(xs.tolist(), [f"{v:g}" for v in xs.tolist()])
+        ax.minorticks_off()

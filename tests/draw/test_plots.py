@@ -1,0 +1,43 @@
+"""Tests for illustrated.draw.plots: histograms, bar_values, line_plot."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from illustrated import draw
+
+from .helpers import gen, softmax_weights, texts
+
+
+def test_histograms_layouts():
+    wide, narrow = torch.randn(1000, generator=gen()) * 100, torch.randn(1000, generator=gen(1))
+    assert len(draw.histograms({"std 100": wide, "std 1": narrow}).axes) == 2  # > 10x apart
+    assert len(draw.histograms({"a": narrow, "b": narrow * 2}).axes) == 1
+    assert len(draw.histograms({"a": wide, "b": narrow}, layout="overlay").axes) == 1
+    with pytest.raises(ValueError, match="layout must be"):
+        draw.histograms({"a": narrow}, layout="grid")
+    with pytest.raises(ValueError, match=r"must be 1-D, got shape \(2, 3\)"):
+        draw.histograms({"a": torch.zeros(2, 3)})
+    with pytest.raises(TypeError, match="dict"):
+        draw.histograms([narrow])
+
+
+def test_bar_values_writes_each_value_on_its_bar():
+    p = softmax_weights(10)
+    ax = draw.bar_values(p, labels=[str(i) for i in range(10)]).axes[0]
+    assert len(ax.patches) == 10
+    assert texts(ax) == [f"{v:.3f}" for v in p.tolist()]
+    with pytest.raises(ValueError, match="labels has 2 labels but there are 10 values"):
+        draw.bar_values(p, labels=["a", "b"])
+
+
+def test_line_plot_draws_each_series():
+    d_k = torch.tensor([1.0, 2, 4, 8, 16])
+    ax = draw.line_plot(d_k, {"unscaled": d_k, "scaled": torch.ones(5)}, logx=True).axes[0]
+    assert [line.get_label() for line in ax.lines] == ["unscaled", "scaled"]
+    assert list(ax.lines[0].get_ydata()) == d_k.tolist()
+    assert ax.get_xscale() == "log"
+    with pytest.raises(ValueError, match="has 2 values but x has 5"):
+        draw.line_plot(d_k, {"short": [1, 2]})
+    with pytest.raises(ValueError, match="logy=True needs positive values"):
+        draw.line_plot(d_k, {"zero": torch.zeros(5)}, logy=True)
