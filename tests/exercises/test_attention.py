@@ -1,0 +1,175 @@
+"""Tests for illustrated.exercises.attention (chapter 4): check_scores and check_attention
+accept correct work in several styles and name the mistake in each planted wrong version."""
+import math
+import re
+
+import pytest
+import torch
+
+from illustrated.attention import scaled_dot_product_attention
+from illustrated.exercises import check_attention, check_scores
+
+from .helpers import HINT, assert_one_line, first_line, softmax_naive
+
+# ---------------------------------------------------------------- scores
+
+
+def scores_matmul(q, k):
+    return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+
+
+def scores_einsum(q, k):
+    return torch.einsum("...ld,...sd->...ls", q, k) / q.size(-1) ** 0.5
+
+
+@pytest.mark.parametrize("fn", [scores_matmul, scores_einsum])
+def test_check_scores_accepts_correct(fn, capsys):
+    assert check_scores(fn) is None
+    assert_one_line(capsys, check_scores)
+
+
+def scaled_by(size):
+    """Wrong scores: Q Kᵀ divided by ``size(q, k)`` instead of √d_k."""
+    return lambda q, k: q @ k.transpose(-2, -1) / size(q, k)
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (scaled_by(lambda q, k: 1.0), HINT + r"you forgot to divide by √d_k"),
+    (scaled_by(lambda q, k: q.shape[-1]), HINT + r"you divided by d_k instead of √d_k"),
+    (scaled_by(lambda q, k: 1 / math.sqrt(q.shape[-1])), HINT + r"you multiplied by √d_k"),
+    (lambda q, k: k @ q.transpose(-2, -1) / math.sqrt(q.shape[-1]),
+     HINT + r"you computed K Qᵀ instead of Q Kᵀ"),
+    (scaled_by(lambda q, k: math.sqrt(q.shape[-2])),
+     HINT + r"you took the square root of the wrong size: you divided by √3, but d_k = 6"),
+    (scaled_by(lambda q, k: math.sqrt(k.shape[-2])),
+     HINT + r"you took the square root of the wrong size: you divided by √5"),
+    (scaled_by(lambda q, k: math.sqrt(q.shape[0 if q.dim() > 2 else -1])),  # batch B only
+     HINT + r"you took the square root of the wrong size: you divided by √2"),
+    (lambda q, k: scores_matmul(q, k) + 1e-3, r"\nHint: compute q @ k\.transpose"),
+], ids=["unscaled", "by_dk", "times_sqrt", "k_q_t", "sqrt_L", "sqrt_S", "sqrt_B", "general"])
+def test_check_scores_names_the_mistake(fn, hint):
+    with pytest.raises(AssertionError, match=hint):
+        check_scores(fn)
+
+
+@pytest.mark.parametrize("fn, where", [
+    (lambda q, k: q.transpose(-2, -1) @ k, "2-D, L ≠ S"),  # Qᵀ K
+    (lambda q, k: q @ k, "2-D, L ≠ S"),  # K not transposed
+    (lambda q, k: q @ k.permute(*reversed(range(k.dim()))) / 6 ** 0.5, "batch"),  # k.T
+], ids=["q_t_k", "k_not_transposed", "k_T_on_batch"])
+def test_check_scores_transposition_errors_get_the_matmul_hint(fn, where):
+    with pytest.raises(AssertionError, match=rf"(?s)^check_scores: on test '{where}' \(q .*"
+                                             r"raised RuntimeError.*\nHint: the scores are "
+                                             r"q @ k\.transpose\(-2, -1\).*k\.T reverses") as e:
+        check_scores(fn)
+    assert isinstance(e.value.__cause__, RuntimeError)
+
+
+def test_check_scores_wrong_shape_says_expected_and_got():
+    fn = lambda q, k: k @ q.transpose(-2, -1) / math.sqrt(q.shape[-1])  # noqa: E731
+    assert first_line(check_scores, fn) == (
+        "check_scores: on test '2-D, L ≠ S' (q (3, 6), k (5, 6), float64): wrong shape: "
+        "expected result (3, 5), got (5, 3).")
+
+
+# ---------------------------------------------------------------- attention
+
+
+def attention_package(q, k, v, mask=None):
+    return scaled_dot_product_attention(q, k, v, mask)
+
+
+def attention_by_hand(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+
+
+def attention_torch(q, k, v, mask=None):
+    out = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return out, scores.softmax(-1)
+
+
+@pytest.mark.parametrize("fn", [attention_package, attention_by_hand, attention_torch])
+def test_check_attention_accepts_correct(fn, capsys):
+    assert check_attention(fn) is None
+    out = assert_one_line(capsys, check_attention)
+    assert "8 tests, including a padding mask, a causal mask and large scores." in out
+
+
+def wrong_attention(scale="sqrt", dim=-1, kqt=False, mask="ok", naive=False, swap=False):
+    """A learner's attention with one planted mistake."""
+
+    def fn(q, k, v, m=None):
+        d_k, L = q.shape[-1], q.shape[-2]
+        scores = k @ q.transpose(-2, -1) if kqt else q @ k.transpose(-2, -1)
+        div = {"sqrt": math.sqrt(d_k), "none": 1, "dk": d_k, "times": 1 / math.sqrt(d_k),
+               "sqrt_L": math.sqrt(L)}[scale]
+        scores = scores / div
+        if m is not None and mask != "after":
+            blocked = m if mask == "inverted" else ~m
+            scores = scores.masked_fill(blocked, 0.0 if mask == "zero" else -1e9)
+        weights = softmax_naive(scores) if naive else scores.softmax(dim)
+        if m is not None and mask == "after":
+            weights = weights * m
+        out = weights @ v
+        return (weights, out) if swap else (out, weights)
+
+    return fn
+
+
+@pytest.mark.parametrize("kwargs, hint, where", [
+    ({"swap": True}, r"you returned \(weights, output\)", "2-D, L = S"),
+    ({"dim": -2}, r"you took the softmax over the queries \(dim=-2\)", "2-D, L = S"),
+    ({"scale": "none"}, r"you forgot to divide by √d_k", "2-D, L = S"),
+    ({"scale": "dk"}, r"you divided by d_k instead of √d_k", "2-D, L = S"),
+    ({"scale": "times"}, r"you multiplied by √d_k", "2-D, L = S"),
+    ({"scale": "sqrt_L"}, r"you took the square root of the wrong size", "2-D, L = S"),
+    ({"kqt": True}, r"you computed K Qᵀ instead of Q Kᵀ", "2-D, L = S"),
+    ({"mask": "inverted"}, r"your mask convention is inverted: in this book True means "
+                           r"'may attend' and False means 'blocked'", "padding mask"),
+    ({"mask": "after"}, r"you applied the mask after the softmax", "padding mask"),
+    ({"mask": "zero"}, r"you filled blocked scores with 0", "padding mask"),
+    ({"naive": True}, r"exp overflowed on large scores", "large scores"),
+], ids=["swapped", "softmax_dim", "unscaled", "by_dk", "times_sqrt", "sqrt_L", "k_q_t",
+        "mask_inverted", "mask_after_softmax", "mask_zero_fill", "overflow"])
+def test_check_attention_names_the_mistake(kwargs, hint, where):
+    with pytest.raises(AssertionError, match=rf"^check_attention: on test '{where}' \(q "
+                                             rf"[^\n]*{HINT}{hint}"):
+        check_attention(wrong_attention(**kwargs))
+
+
+def test_check_attention_first_line_names_every_input():
+    assert re.fullmatch(
+        r"check_attention: on test 'padding mask' \(q \(2, 3, 6\), k \(2, 5, 6\), "
+        r"v \(2, 5, 7\), mask \(2, 1, 5\), float64\): wrong values in the output "
+        r"\(largest difference 0\.\d+\)\.",
+        first_line(check_attention, wrong_attention(mask="after")))
+
+
+def test_check_attention_general_hint():
+    def learner(q, k, v, mask=None):
+        out, w = attention_package(q, k, v, mask)
+        return out + 1e-3, w
+
+    with pytest.raises(AssertionError, match=r"(?s)wrong values in the output.*\nHint: "
+                                             r"compute the steps one at a time"):
+        check_attention(learner)
+
+
+@pytest.mark.parametrize("result, message", [
+    (lambda o, w: o, r"returned a Tensor; expected a tuple \(output, weights\) of two "
+                     r"tensors\.\nHint: end with `return output, weights`"),
+    (lambda o, w: (o, w, w), r"returned a tuple of 3 items; expected a tuple"),
+    (lambda o, w: [o, w.tolist()], r"returned a list of 2 items; expected a tuple"),
+    (lambda o, w: (o[..., :1], w), r"wrong shape: expected output \(4, 7\) and weights "
+                                   r"\(4, 4\), got \(4, 1\) and \(4, 4\)"),
+], ids=["tensor", "triple", "list_inside", "shape"])
+def test_check_attention_wrong_return(result, message):
+    with pytest.raises(AssertionError, match=message):
+        check_attention(lambda q, k, v, mask=None: result(*attention_package(q, k, v, mask)))

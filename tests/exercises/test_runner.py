@@ -1,0 +1,86 @@
+"""Tests for illustrated.exercises._runner: what every checker does alike (refusing a
+non-function, reporting exceptions and None, one Hint line, the global seed untouched)."""
+import re
+
+import pytest
+import torch
+
+from illustrated.exercises import (
+    check_attention,
+    check_scores,
+    check_self_attention,
+    check_soft_lookup,
+    check_softmax,
+)
+
+from .helpers import assert_one_line, softmax_torch
+from .test_attention import attention_package, scores_matmul
+from .test_lookup import lookup_softmax
+from .test_self_attention import self_attention_package
+
+CHECKERS = [check_softmax, check_scores, check_attention, check_soft_lookup,
+            check_self_attention]
+
+
+CORRECT = {check_softmax: softmax_torch, check_scores: scores_matmul,
+           check_attention: attention_package, check_soft_lookup: lookup_softmax,
+           check_self_attention: self_attention_package}
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+def test_non_callable_is_a_type_error(checker):
+    with pytest.raises(TypeError, match=rf"^{checker.__name__} expects your function itself, "
+                                        rf"e\.g\. {checker.__name__}\(my_function\), got "
+                                        rf"Tensor$"):
+        checker(torch.ones(3))
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+def test_exception_is_chained_and_names_the_input(checker):
+    def learner(*args, **kwargs):
+        raise ValueError("boom")
+
+    with pytest.raises(AssertionError, match=rf"^{checker.__name__}: on test '[^']+' "
+                                             r"\(\w+ \([\d, ]+\).*\): your function raised "
+                                             r"ValueError: boom\nHint: \S") as info:
+        checker(learner)
+    assert isinstance(info.value.__cause__, ValueError)
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+def test_none_result_is_reported(checker):
+    with pytest.raises(AssertionError, match=r"returned None \(did you forget `return`\?\)"):
+        checker(lambda *args, **kwargs: None)
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+def test_a_function_that_writes_into_its_inputs_is_judged_fairly(checker, capsys):
+    def learner(*args, **kwargs):
+        result = CORRECT[checker](*args, **kwargs)
+        for a in args:
+            if a.is_floating_point():
+                a.zero_()
+        return result
+
+    assert checker(learner) is None
+    assert_one_line(capsys, checker)
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+def test_every_diagnosis_is_reachable_from_the_hint_prefix(checker):
+    """A failing check always ends with exactly one Hint line."""
+    with pytest.raises(AssertionError) as info:
+        checker(lambda *args, **kwargs: torch.zeros(()))
+    message = str(info.value)
+    assert len(re.findall(r"\nHint: ", message)) == 1
+    assert message.startswith(f"{checker.__name__}: on test '")
+
+
+def test_checkers_leave_the_global_seed_alone(capsys):
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    for checker in CHECKERS:
+        checker(CORRECT[checker])
+    assert torch.equal(torch.rand(3), expected)
+    assert capsys.readouterr().out.count("\n") == len(CHECKERS)
