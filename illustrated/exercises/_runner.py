@@ -6,6 +6,7 @@ a list of ``(hint, test)`` pairs for its usual mistakes; :func:`_run` does the r
 """
 from __future__ import annotations
 
+import textwrap
 from typing import Callable, NamedTuple
 
 import torch
@@ -15,6 +16,7 @@ import torch
 _TOL = {torch.float64: (1e-7, 1e-7), torch.float32: (1e-5, 1e-5)}
 _LOOSE = 100  # a planted mistake "matches" within 100x that tolerance
 _LARGE = 80.0  # exp(80) is near float32's limit (e^88.7): a naive softmax overflows above
+_WIDTH = 88  # the book's output boxes cut longer lines off
 
 
 class _Case(NamedTuple):
@@ -86,16 +88,23 @@ def _diagnose(gots: tuple, mistakes: list) -> str | None:
     return None
 
 
+def _failure(checker: str, where: str, problem: str, hint: str) -> AssertionError:
+    """Every failure has one shape: a paragraph saying where and what went wrong, then one
+    paragraph starting ``Hint:``, each wrapped to fit the book's output boxes."""
+    head, tail = (textwrap.fill(text, _WIDTH, break_long_words=False, break_on_hyphens=False)
+                  for text in (f"{checker}: on {where}: {problem}", f"Hint: {hint}"))
+    return AssertionError(f"{head}\n{tail}")
+
+
 def _unpack(got, want, where: str, checker: str) -> tuple:
     """The learner's result as a tuple of tensors, or an AssertionError about its type."""
     if isinstance(want, tuple):
         if isinstance(got, (tuple, list)) and len(got) == 2:
             if all(isinstance(g, torch.Tensor) for g in got):
                 return tuple(g.detach() for g in got)
-        raise AssertionError(
-            f"{checker}: on {where}: your function returned {_kind(got)}; expected a tuple "
-            f"(output, weights) of two tensors.\nHint: end with `return output, weights`."
-        )
+        raise _failure(checker, where, f"your function returned {_kind(got)}; expected a "
+                       f"tuple (output, weights) of two tensors.",
+                       "end with `return output, weights`.")
     if isinstance(got, (int, float)) and not isinstance(got, bool) and want.dim() == 0:
         return (torch.tensor(got, dtype=want.dtype),)  # a Python number for a scalar is fine
     if not isinstance(got, torch.Tensor):
@@ -103,10 +112,8 @@ def _unpack(got, want, where: str, checker: str) -> tuple:
         if isinstance(got, tuple):
             hint = ("return one tensor; if you reuse a function that returns (output, "
                     "weights), keep its output only: z, _ = attention(q, k, v).")
-        raise AssertionError(
-            f"{checker}: on {where}: your function returned {_kind(got)}; expected a "
-            f"torch.Tensor of shape {tuple(want.shape)}.\nHint: {hint}"
-        )
+        raise _failure(checker, where, f"your function returned {_kind(got)}; expected a "
+                       f"torch.Tensor of shape {tuple(want.shape)}.", hint)
     return (got.detach(),)
 
 
@@ -147,10 +154,8 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
         try:
             got = fn(*args, **case.kwargs)
         except Exception as exc:
-            raise AssertionError(
-                f"{checker}: on {where}: your function raised {type(exc).__name__}: {exc}\n"
-                f"Hint: {error_hint}"
-            ) from exc
+            raise _failure(checker, where, f"your function raised {type(exc).__name__}: "
+                           f"{exc}", error_hint) from exc
         gots = _unpack(got, want, where, checker)
         if all(g.dtype == w.dtype and _close(g, w) for g, w in zip(gots, wants)):
             continue
@@ -158,7 +163,7 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
         if hint is None and [g.dtype for g in gots] != [w.dtype for w in wants]:
             hint = _DTYPE
         problem = _problem(gots, wants)
-        raise AssertionError(f"{checker}: on {where}: {problem}.\nHint: {hint or general_hint}")
+        raise _failure(checker, where, f"{problem}.", hint or general_hint)
     print(f"✓ {checker}: {success.format(n=len(cases))}")
 
 

@@ -9,7 +9,7 @@ import torch
 from illustrated.attention import scaled_dot_product_attention
 from illustrated.exercises import check_attention, check_scores
 
-from .helpers import HINT, assert_one_line, first_line, softmax_naive
+from .helpers import HINT, assert_fails, assert_one_line, first_line, softmax_naive, unwrap
 
 # ---------------------------------------------------------------- scores
 
@@ -33,7 +33,7 @@ def scaled_by(size):
     return lambda q, k: q @ k.transpose(-2, -1) / size(q, k)
 
 
-@pytest.mark.parametrize("fn, hint", [
+SCORES_MISTAKES = [  # (wrong scores, the start of the hint)
     (scaled_by(lambda q, k: 1.0), HINT + r"you forgot to divide by √d_k"),
     (scaled_by(lambda q, k: q.shape[-1]), HINT + r"you divided by d_k instead of √d_k"),
     (scaled_by(lambda q, k: 1 / math.sqrt(q.shape[-1])), HINT + r"you multiplied by √d_k"),
@@ -46,10 +46,14 @@ def scaled_by(size):
     (scaled_by(lambda q, k: math.sqrt(q.shape[0 if q.dim() > 2 else -1])),  # batch B only
      HINT + r"you took the square root of the wrong size: you divided by √2"),
     (lambda q, k: scores_matmul(q, k) + 1e-3, r"\nHint: compute q @ k\.transpose"),
-], ids=["unscaled", "by_dk", "times_sqrt", "k_q_t", "sqrt_L", "sqrt_S", "sqrt_B", "general"])
+]
+SCORES_MISTAKE_IDS = ["unscaled", "by_dk", "times_sqrt", "k_q_t", "sqrt_L", "sqrt_S", "sqrt_B",
+                      "general"]
+
+
+@pytest.mark.parametrize("fn, hint", SCORES_MISTAKES, ids=SCORES_MISTAKE_IDS)
 def test_check_scores_names_the_mistake(fn, hint):
-    with pytest.raises(AssertionError, match=hint):
-        check_scores(fn)
+    assert_fails(check_scores, fn, hint)
 
 
 @pytest.mark.parametrize("fn, where", [
@@ -58,11 +62,12 @@ def test_check_scores_names_the_mistake(fn, hint):
     (lambda q, k: q @ k.permute(*reversed(range(k.dim()))) / 6 ** 0.5, "batch"),  # k.T
 ], ids=["q_t_k", "k_not_transposed", "k_T_on_batch"])
 def test_check_scores_transposition_errors_get_the_matmul_hint(fn, where):
-    with pytest.raises(AssertionError, match=rf"(?s)^check_scores: on test '{where}' \(q .*"
-                                             r"raised RuntimeError.*\nHint: the scores are "
-                                             r"q @ k\.transpose\(-2, -1\).*k\.T reverses") as e:
+    with pytest.raises(AssertionError) as info:
         check_scores(fn)
-    assert isinstance(e.value.__cause__, RuntimeError)
+    assert isinstance(info.value.__cause__, RuntimeError)
+    assert re.search(rf"^check_scores: on test '{where}' \(q .* raised RuntimeError.*\nHint: "
+                     r"the scores are q @ k\.transpose\(-2, -1\).*k\.T reverses",
+                     unwrap(str(info.value)))
 
 
 def test_check_scores_wrong_shape_says_expected_and_got():
@@ -123,25 +128,42 @@ def wrong_attention(scale="sqrt", dim=-1, kqt=False, mask="ok", naive=False, swa
     return fn
 
 
-@pytest.mark.parametrize("kwargs, hint, where", [
-    ({"swap": True}, r"you returned \(weights, output\)", "2-D, L = S"),
-    ({"dim": -2}, r"you took the softmax over the queries \(dim=-2\)", "2-D, L = S"),
-    ({"scale": "none"}, r"you forgot to divide by √d_k", "2-D, L = S"),
-    ({"scale": "dk"}, r"you divided by d_k instead of √d_k", "2-D, L = S"),
-    ({"scale": "times"}, r"you multiplied by √d_k", "2-D, L = S"),
-    ({"scale": "sqrt_L"}, r"you took the square root of the wrong size", "2-D, L = S"),
-    ({"kqt": True}, r"you computed K Qᵀ instead of Q Kᵀ", "2-D, L = S"),
-    ({"mask": "inverted"}, r"your mask convention is inverted: in this book True means "
-                           r"'may attend' and False means 'blocked'", "padding mask"),
-    ({"mask": "after"}, r"you applied the mask after the softmax", "padding mask"),
-    ({"mask": "zero"}, r"you filled blocked scores with 0", "padding mask"),
-    ({"naive": True}, r"exp overflowed on large scores", "large scores"),
-], ids=["swapped", "softmax_dim", "unscaled", "by_dk", "times_sqrt", "sqrt_L", "k_q_t",
-        "mask_inverted", "mask_after_softmax", "mask_zero_fill", "overflow"])
-def test_check_attention_names_the_mistake(kwargs, hint, where):
-    with pytest.raises(AssertionError, match=rf"^check_attention: on test '{where}' \(q "
-                                             rf"[^\n]*{HINT}{hint}"):
-        check_attention(wrong_attention(**kwargs))
+def on(where: str, hint: str) -> str:
+    """The failure on test ``where``, with a diagnosis starting ``hint``."""
+    return rf"^check_attention: on test '{where}' \(q [^\n]*{HINT}{hint}"
+
+
+def learner_general(q, k, v, mask=None):
+    out, w = attention_package(q, k, v, mask)
+    return out + 1e-3, w
+
+
+MISTAKES = [  # (a wrong attention, the test it fails and the start of its hint)
+    (wrong_attention(swap=True), on("2-D, L = S", r"you returned \(weights, output\)")),
+    (wrong_attention(dim=-2), on("2-D, L = S", r"you took the softmax over the queries "
+                                               r"\(dim=-2\)")),
+    (wrong_attention(scale="none"), on("2-D, L = S", r"you forgot to divide by √d_k")),
+    (wrong_attention(scale="dk"), on("2-D, L = S", r"you divided by d_k instead of √d_k")),
+    (wrong_attention(scale="times"), on("2-D, L = S", r"you multiplied by √d_k")),
+    (wrong_attention(scale="sqrt_L"), on("2-D, L = S", r"you took the square root of the "
+                                                       r"wrong size")),
+    (wrong_attention(kqt=True), on("2-D, L = S", r"you computed K Qᵀ instead of Q Kᵀ")),
+    (wrong_attention(mask="inverted"), on("padding mask", r"your mask convention is inverted: "
+                                                          r"in this book True means 'may "
+                                                          r"attend' and False means 'blocked'")),
+    (wrong_attention(mask="after"), on("padding mask", r"you applied the mask after the "
+                                                       r"softmax")),
+    (wrong_attention(mask="zero"), on("padding mask", r"you filled blocked scores with 0")),
+    (wrong_attention(naive=True), on("large scores", r"exp overflowed on large scores")),
+    (learner_general, r"wrong values in the output.*\nHint: compute the steps one at a time"),
+]
+MISTAKE_IDS = ["swapped", "softmax_dim", "unscaled", "by_dk", "times_sqrt", "sqrt_L", "k_q_t",
+               "mask_inverted", "mask_after_softmax", "mask_zero_fill", "overflow", "general"]
+
+
+@pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)
+def test_check_attention_names_the_mistake(fn, hint):
+    assert_fails(check_attention, fn, hint)
 
 
 def test_check_attention_first_line_names_every_input():
@@ -150,16 +172,6 @@ def test_check_attention_first_line_names_every_input():
         r"v \(2, 5, 7\), mask \(2, 1, 5\), float64\): wrong values in the output "
         r"\(largest difference 0\.\d+\)\.",
         first_line(check_attention, wrong_attention(mask="after")))
-
-
-def test_check_attention_general_hint():
-    def learner(q, k, v, mask=None):
-        out, w = attention_package(q, k, v, mask)
-        return out + 1e-3, w
-
-    with pytest.raises(AssertionError, match=r"(?s)wrong values in the output.*\nHint: "
-                                             r"compute the steps one at a time"):
-        check_attention(learner)
 
 
 @pytest.mark.parametrize("result, message", [
@@ -171,5 +183,5 @@ def test_check_attention_general_hint():
                                    r"\(4, 4\), got \(4, 1\) and \(4, 4\)"),
 ], ids=["tensor", "triple", "list_inside", "shape"])
 def test_check_attention_wrong_return(result, message):
-    with pytest.raises(AssertionError, match=message):
-        check_attention(lambda q, k, v, mask=None: result(*attention_package(q, k, v, mask)))
+    assert_fails(check_attention,
+                 lambda q, k, v, mask=None: result(*attention_package(q, k, v, mask)), message)

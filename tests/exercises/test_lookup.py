@@ -5,7 +5,7 @@ import torch
 
 from illustrated.exercises import check_soft_lookup
 
-from .helpers import HINT, assert_one_line, softmax_naive, softmax_stable
+from .helpers import HINT, assert_fails, assert_one_line, softmax_naive, softmax_stable
 
 
 def lookup_softmax(query, keys, values, temperature=1.0):
@@ -29,36 +29,35 @@ def test_check_soft_lookup_accepts_correct(fn, capsys):
     assert_one_line(capsys, check_soft_lookup)
 
 
-@pytest.mark.parametrize("fn, hint", [
-    (lambda q, k, v, temperature=1.0: (k @ q) @ v, r"you forgot the softmax"),
-    (lambda q, k, v, temperature=1.0: (k @ q / temperature) @ v, r"you forgot the softmax"),
+MISTAKES = [  # (a wrong soft lookup, the start of its hint)
+    (lambda q, k, v, temperature=1.0: (k @ q) @ v, HINT + r"you forgot the softmax"),
+    (lambda q, k, v, temperature=1.0: (k @ q / temperature) @ v,
+     HINT + r"you forgot the softmax"),
     (lambda q, k, v, temperature=1.0: torch.softmax(k @ q * temperature, -1) @ v,
-     r"you multiplied by the temperature instead of dividing"),
+     HINT + r"you multiplied by the temperature instead of dividing"),
     (lambda q, k, v, temperature=1.0: torch.softmax(k @ q, -1) @ v,
-     r"you ignored the temperature"),
-    (lambda q, k, v, temperature=1.0: v.mean(0), r"you averaged the values uniformly"),
+     HINT + r"you ignored the temperature"),
+    (lambda q, k, v, temperature=1.0: v.mean(0), HINT + r"you averaged the values uniformly"),
     (lambda q, k, v, temperature=1.0: torch.softmax(k @ q / temperature, -1),
-     r"you returned the weights instead of the answer"),
+     HINT + r"you returned the weights instead of the answer"),
     (lambda q, k, v, temperature=1.0: (k @ q) / (k @ q).sum() @ v,
-     r"you divided the scores by their sum"),
+     HINT + r"you divided the scores by their sum"),
     (lambda q, k, v, temperature=1.0: softmax_naive(k @ q / temperature) @ v,
-     r"exp overflowed on large scores"),
-], ids=["no_softmax", "no_softmax_with_t", "temperature_times", "temperature_ignored",
-        "uniform", "weights", "sum_norm", "overflow"])
+     HINT + r"exp overflowed on large scores"),
+    (lambda q, k, v, temperature=1.0: lookup_softmax(q, k, v, temperature) + 0.5,
+     r"^check_soft_lookup: on test 'the ages example' \(query \(3,\), keys \(4, 3\), "
+     r"values \(4,\), float64\): wrong values.*\nHint: compute scores"),
+]
+MISTAKE_IDS = ["no_softmax", "no_softmax_with_t", "temperature_times", "temperature_ignored",
+               "uniform", "weights", "sum_norm", "overflow", "general"]
+
+
+@pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)
 def test_check_soft_lookup_names_the_mistake(fn, hint):
-    with pytest.raises(AssertionError, match=HINT + hint):
-        check_soft_lookup(fn)
-
-
-def test_check_soft_lookup_general_hint_and_ages_example_first():
-    fn = lambda q, k, v, temperature=1.0: lookup_softmax(q, k, v, temperature) + 0.5  # noqa
-    with pytest.raises(AssertionError, match=r"^check_soft_lookup: on test 'the ages example' "
-                                             r"\(query \(3,\), keys \(4, 3\), values \(4,\), "
-                                             r"float64\): wrong values.*\nHint: compute scores"):
-        check_soft_lookup(fn)
+    assert_fails(check_soft_lookup, fn, hint)
 
 
 def test_check_soft_lookup_without_temperature_parameter():
-    with pytest.raises(AssertionError, match=r"on test 'temperature 0\.5' \(.*temperature=0\.5"
-                                             r".*\): your function raised TypeError"):
-        check_soft_lookup(lambda q, k, v: torch.softmax(k @ q, -1) @ v)
+    assert_fails(check_soft_lookup, lambda q, k, v: torch.softmax(k @ q, -1) @ v,
+                 r"on test 'temperature 0\.5' \(.*temperature=0\.5.*\): your function raised "
+                 r"TypeError")

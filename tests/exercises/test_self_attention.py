@@ -8,7 +8,7 @@ import torch
 from illustrated.attention import scaled_dot_product_attention
 from illustrated.exercises import check_self_attention
 
-from .helpers import HINT, assert_one_line, softmax_naive
+from .helpers import HINT, assert_fails, assert_one_line, softmax_naive
 
 
 def self_attention_package(x, w_q, w_k, w_v):
@@ -33,42 +33,44 @@ def attend(q, k, v, div=None, dim=-1, naive=False):
     return weights @ v
 
 
-@pytest.mark.parametrize("fn, hint", [
-    (lambda x, wq, wk, wv: attend(x, x, x), r"you used x itself as queries, keys and values"),
-    (lambda x, wq, wk, wv: attend(x, x, x, div=1.0), r"you used x itself as queries, keys"),
-    (lambda x, wq, wk, wv: attend(x @ wq, x @ wv, x @ wk), r"you swapped W_k and W_v"),
-    (lambda x, wq, wk, wv: attend(x @ wk, x @ wq, x @ wv), r"you swapped W_q and W_k"),
-    (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wv, div=1.0),
-     r"you forgot to divide by √d_k"),
+def projected(wrong=attend, **kwargs):
+    """A learner's self-attention that projects correctly, then attends with ``wrong``."""
+    return lambda x, wq, wk, wv: wrong(x @ wq, x @ wk, x @ wv, **kwargs)
+
+
+MISTAKES = [  # (a wrong self-attention, the start of its hint)
+    (lambda x, wq, wk, wv: attend(x, x, x),
+     HINT + r"you used x itself as queries, keys and values"),
+    (lambda x, wq, wk, wv: attend(x, x, x, div=1.0), HINT + r"you used x itself as queries"),
+    (lambda x, wq, wk, wv: attend(x @ wq, x @ wv, x @ wk), HINT + r"you swapped W_k and W_v"),
+    (lambda x, wq, wk, wv: attend(x @ wk, x @ wq, x @ wv), HINT + r"you swapped W_q and W_k"),
+    (projected(div=1.0), HINT + r"you forgot to divide by √d_k"),
     (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wv, div=wq.shape[1]),
-     r"you divided by d_k instead of √d_k"),
+     HINT + r"you divided by d_k instead of √d_k"),
     (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wv, div=math.sqrt(x.shape[-1])),
-     r"you divided by √D \(d_model\) instead of √d_k"),
+     HINT + r"you divided by √D \(d_model\) instead of √d_k"),
     (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wv, div=math.sqrt(x.shape[-2])),
-     r"you took the square root of the wrong size"),
-    (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wv, dim=-2),
-     r"you took the softmax over the queries"),
-    (lambda x, wq, wk, wv: scaled_dot_product_attention(x @ wq, x @ wk, x @ wv)[1],
-     r"you returned the attention weights"),
-    (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wv, naive=True),
-     r"exp overflowed on large scores"),
-], ids=["no_projections", "no_projections_unscaled", "swap_kv", "swap_qk", "unscaled",
-        "by_dk", "sqrt_D", "sqrt_L", "softmax_dim", "weights", "overflow"])
+     HINT + r"you took the square root of the wrong size"),
+    (projected(dim=-2), HINT + r"you took the softmax over the queries"),
+    (projected(lambda q, k, v: scaled_dot_product_attention(q, k, v)[1]),
+     HINT + r"you returned the attention weights"),
+    (projected(naive=True), HINT + r"exp overflowed on large scores"),
+    (lambda x, wq, wk, wv: self_attention_package(x, wq, wk, wv) * 1.01,
+     r"\nHint: compute q, k, v, the scores"),
+]
+MISTAKE_IDS = ["no_projections", "no_projections_unscaled", "swap_kv", "swap_qk", "unscaled",
+               "by_dk", "sqrt_D", "sqrt_L", "softmax_dim", "weights", "overflow", "general"]
+
+
+@pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)
 def test_check_self_attention_names_the_mistake(fn, hint):
-    with pytest.raises(AssertionError, match=HINT + hint):
-        check_self_attention(fn)
-
-
-def test_check_self_attention_general_hint():
-    with pytest.raises(AssertionError, match=r"\nHint: compute q, k, v, the scores"):
-        check_self_attention(lambda x, wq, wk, wv: self_attention_package(x, wq, wk, wv) * 1.01)
+    assert_fails(check_self_attention, fn, hint)
 
 
 def test_check_self_attention_tuple_return_gets_specific_message():
     def learner(x, w_q, w_k, w_v):
         return scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)  # (z, weights)
 
-    with pytest.raises(AssertionError, match=r"returned a tuple of 2 items; expected a "
-                                             r"torch\.Tensor of shape \(4, 3\)\.\nHint: return one "
-                                             r"tensor; if you reuse a function"):
-        check_self_attention(learner)
+    assert_fails(check_self_attention, learner,
+                 r"returned a tuple of 2 items; expected a torch\.Tensor of shape \(4, 3\)\.\n"
+                 r"Hint: return one tensor; if you reuse a function")
