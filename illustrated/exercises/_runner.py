@@ -96,6 +96,21 @@ def _failure(checker: str, where: str, problem: str, hint: str) -> AssertionErro
     return AssertionError(f"{head}\n{tail}")
 
 
+def _check_inputs_unchanged(checker: str, where: str, case: _Case, args: list) -> None:
+    """Raise if the learner's function wrote into a tensor it was given: in a notebook that
+    would silently change the caller's tensor (their scores, their x)."""
+    changed = [(n, a, x) for (n, x), a in zip(case.inputs.items(), args)
+               if not torch.equal(a, x)]
+    if changed:
+        name, after, before = changed[0]
+        differ = (after != before).sum().item() if after.shape == before.shape else "all"
+        inputs = ("input " if len(changed) == 1 else "inputs ") + " and ".join(
+            n for n, _, _ in changed)
+        raise _failure(checker, where, f"your function wrote into its {inputs}: {differ} "
+                       f"of the {before.numel()} values of {name} differ after the call.",
+                       _IN_PLACE.format(x=name))
+
+
 def _unpack(got, want, where: str, checker: str) -> tuple:
     """The learner's result as a tuple of tensors, or an AssertionError about its type."""
     if isinstance(want, tuple):
@@ -150,12 +165,13 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
         want = reference(*case.inputs.values(), **case.kwargs)
         wants = want if isinstance(want, tuple) else (want,)
         where = _describe(case)
-        args = [x.clone() for x in case.inputs.values()]  # your function may change them
+        args = [x.clone() for x in case.inputs.values()]  # case.inputs stay pristine
         try:
             got = fn(*args, **case.kwargs)
         except Exception as exc:
             raise _failure(checker, where, f"your function raised {type(exc).__name__}: "
                            f"{exc}", error_hint) from exc
+        _check_inputs_unchanged(checker, where, case, args)
         gots = _unpack(got, want, where, checker)
         if all(g.dtype == w.dtype and _close(g, w) for g, w in zip(gots, wants)):
             continue
@@ -169,6 +185,9 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
 
 _DTYPE = ("keep the inputs' dtype: a tensor you create inside (torch.tensor(...), "
           "torch.ones(...)) is float32 unless you pass dtype=x.dtype.")
+_IN_PLACE = ("your function changed its input `{x}` in place (with an operation such as "
+             "`{x} -= …`, `{x}.exp_()` or `{x}[i] = …`); the caller's tensor is modified. "
+             "Compute into a new tensor: `{x} = {x} - …` instead of `{x} -= …`.")
 _OVERFLOW = ("it looks like exp overflowed on large scores (exp(1000) is inf, and inf/inf "
              "is NaN): subtract the largest score of each row before exp, or use "
              "torch.softmax.")

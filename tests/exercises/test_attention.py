@@ -46,9 +46,11 @@ SCORES_MISTAKES = [  # (wrong scores, the start of the hint)
     (scaled_by(lambda q, k: math.sqrt(q.shape[0 if q.dim() > 2 else -1])),  # batch B only
      HINT + r"you took the square root of the wrong size: you divided by √2"),
     (lambda q, k: scores_matmul(q, k) + 1e-3, r"\nHint: compute q @ k\.transpose"),
+    (lambda q, k: q.div_(math.sqrt(q.shape[-1])) @ k.transpose(-2, -1),
+     r"\nHint: your function changed its input `q` in place"),
 ]
 SCORES_MISTAKE_IDS = ["unscaled", "by_dk", "times_sqrt", "k_q_t", "sqrt_L", "sqrt_S", "sqrt_B",
-                      "general"]
+                      "general", "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", SCORES_MISTAKES, ids=SCORES_MISTAKE_IDS)
@@ -156,9 +158,12 @@ MISTAKES = [  # (a wrong attention, the test it fails and the start of its hint)
     (wrong_attention(mask="zero"), on("padding mask", r"you filled blocked scores with 0")),
     (wrong_attention(naive=True), on("large scores", r"exp overflowed on large scores")),
     (learner_general, r"wrong values in the output.*\nHint: compute the steps one at a time"),
+    (lambda q, k, v, mask=None: attention_by_hand(q.div_(math.sqrt(q.shape[-1])), k, v, mask),
+     r"\nHint: your function changed its input `q` in place"),
 ]
 MISTAKE_IDS = ["swapped", "softmax_dim", "unscaled", "by_dk", "times_sqrt", "sqrt_L", "k_q_t",
-               "mask_inverted", "mask_after_softmax", "mask_zero_fill", "overflow", "general"]
+               "mask_inverted", "mask_after_softmax", "mask_zero_fill", "overflow", "general",
+               "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)

@@ -47,9 +47,12 @@ MISTAKES = [  # (a wrong soft lookup, the start of its hint)
     (lambda q, k, v, temperature=1.0: lookup_softmax(q, k, v, temperature) + 0.5,
      r"^check_soft_lookup: on test 'the ages example' \(query \(3,\), keys \(4, 3\), "
      r"values \(4,\), float64\): wrong values.*\nHint: compute scores"),
+    (lambda q, k, v, temperature=1.0: lookup_softmax(q.div_(temperature), k, v),
+     r"^check_soft_lookup: on test 'temperature 0\.5' .*\nHint: your function changed its "
+     r"input `query` in place"),
 ]
 MISTAKE_IDS = ["no_softmax", "no_softmax_with_t", "temperature_times", "temperature_ignored",
-               "uniform", "weights", "sum_norm", "overflow", "general"]
+               "uniform", "weights", "sum_norm", "overflow", "general", "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)

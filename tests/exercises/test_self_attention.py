@@ -57,9 +57,12 @@ MISTAKES = [  # (a wrong self-attention, the start of its hint)
     (projected(naive=True), HINT + r"exp overflowed on large scores"),
     (lambda x, wq, wk, wv: self_attention_package(x, wq, wk, wv) * 1.01,
      r"\nHint: compute q, k, v, the scores"),
+    (lambda x, wq, wk, wv: attend(x @ wq.div_(math.sqrt(wq.shape[1])), x @ wk, x @ wv, div=1.0),
+     r"\nHint: your function changed its input `w_q` in place"),
 ]
 MISTAKE_IDS = ["no_projections", "no_projections_unscaled", "swap_kv", "swap_qk", "unscaled",
-               "by_dk", "sqrt_D", "sqrt_L", "softmax_dim", "weights", "overflow", "general"]
+               "by_dk", "sqrt_D", "sqrt_L", "softmax_dim", "weights", "overflow", "general",
+               "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)

@@ -22,7 +22,21 @@ def softmax_logsumexp(x):
     return (x - x.logsumexp(dim=-1, keepdim=True)).exp()
 
 
-@pytest.mark.parametrize("fn", [softmax_torch, softmax_stable, softmax_logsumexp])
+def softmax_in_place_on_a_copy(x):
+    e = x.clone()  # in-place operations on a tensor of your own are fine
+    e -= e.max(dim=-1, keepdim=True).values
+    e.exp_()
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def softmax_in_place(x):
+    x -= x.max(dim=-1, keepdim=True).values  # changes the caller's x
+    x.exp_()
+    return x / x.sum(dim=-1, keepdim=True)
+
+
+@pytest.mark.parametrize("fn", [softmax_torch, softmax_stable, softmax_logsumexp,
+                                softmax_in_place_on_a_copy])
 def test_check_softmax_accepts_correct(fn, capsys):
     assert check_softmax(fn) is None
     out = assert_one_line(capsys, check_softmax)
@@ -41,9 +55,11 @@ MISTAKES = [  # (a wrong softmax, the start of its hint)
     (lambda x: softmax_naive(x - x.max()), HINT + r"you subtracted the maximum of the whole "
                                                   r"tensor"),
     (lambda x: softmax_torch(x) + 0.01, r"\nHint: compare your output with torch\.softmax"),
+    (softmax_in_place, r"wrote into its input x: 16 of the 16 values of x differ after the "
+                       r"call\.\nHint: your function changed its input `x` in place"),
 ]
 MISTAKE_IDS = ["dim0", "dim1_on_3d", "no_keepdim", "whole_sum", "no_exp", "no_norm",
-               "overflow", "global_max", "general"]
+               "overflow", "global_max", "general", "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)
