@@ -6,6 +6,7 @@ a list of ``(hint, test)`` pairs for its usual mistakes; :func:`_run` does the r
 """
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Callable, NamedTuple
 
@@ -17,6 +18,8 @@ _TOL = {torch.float64: (1e-7, 1e-7), torch.float32: (1e-5, 1e-5)}
 _LOOSE = 100  # a planted mistake "matches" within 100x that tolerance
 _LARGE = 80.0  # exp(80) is near float32's limit (e^88.7): a naive softmax overflows above
 _WIDTH = 88  # the book's output boxes cut longer lines off
+_NO_BREAK = "\0"  # stands in for a space that wrapping must not break at
+_UNBREAKABLE = re.compile(r"`[^`]*`|\w+ \([\d, ]*\)")  # `code`, and a name with its shape
 
 
 class _Case(NamedTuple):
@@ -74,6 +77,13 @@ def _equals(variant: Callable) -> Callable:
     return test
 
 
+def _part_equals(i: int, variant: Callable) -> Callable:
+    """A diagnosis on one returned tensor only (0: the output, 1: the weights): does it
+    equal ``variant()``, whatever the others hold?"""
+    return lambda gots: len(gots) > i and _close(gots[i], variant(), loose=_LOOSE,
+                                                 equal_nan=True)
+
+
 def _nonfinite(gots: tuple) -> bool:
     return any(not bool(torch.isfinite(g).all()) for g in gots)
 
@@ -91,9 +101,16 @@ def _diagnose(gots: tuple, mistakes: list) -> str | None:
 def _failure(checker: str, where: str, problem: str, hint: str) -> AssertionError:
     """Every failure has one shape: a paragraph saying where and what went wrong, then one
     paragraph starting ``Hint:``, each wrapped to fit the book's output boxes."""
-    head, tail = (textwrap.fill(text, _WIDTH, break_long_words=False, break_on_hyphens=False)
-                  for text in (f"{checker}: on {where}: {problem}", f"Hint: {hint}"))
+    head, tail = (_fill(text) for text in (f"{checker}: on {where}: {problem}", f"Hint: {hint}"))
     return AssertionError(f"{head}\n{tail}")
+
+
+def _fill(text: str) -> str:
+    """Wrap ``text`` at spaces, but not inside `code` or ``q (2, 3, 6)``: a snippet, or a
+    tensor and its shape, stays on one line."""
+    kept = _UNBREAKABLE.sub(lambda m: m.group().replace(" ", _NO_BREAK), text)
+    wrapped = textwrap.fill(kept, _WIDTH, break_long_words=False, break_on_hyphens=False)
+    return wrapped.replace(_NO_BREAK, " ")
 
 
 def _check_inputs_unchanged(checker: str, where: str, case: _Case, args: list) -> None:
@@ -126,7 +143,7 @@ def _unpack(got, want, where: str, checker: str) -> tuple:
         hint = "return a torch.Tensor."
         if isinstance(got, tuple):
             hint = ("return one tensor; if you reuse a function that returns (output, "
-                    "weights), keep its output only: z, _ = attention(q, k, v).")
+                    "weights), keep its output only: `z, _ = attention(q, k, v)`.")
         raise _failure(checker, where, f"your function returned {_kind(got)}; expected a "
                        f"torch.Tensor of shape {tuple(want.shape)}.", hint)
     return (got.detach(),)
@@ -144,7 +161,7 @@ def _problem(gots: tuple, wants: tuple) -> str:
             return f"wrong dtype of the {n}: expected {w.dtype} (the inputs'), got {g.dtype}"
         if not _close(g, w):
             if _nonfinite((g,)):
-                return f"the {n} contains NaN or inf"
+                return f"the {n} {'contain' if n == 'weights' else 'contains'} NaN or inf"
             diff = (g.to(w.dtype) - w).abs().max().item()
             return f"wrong values in the {n} (largest difference {diff:.3g})"
     return "mismatch"
@@ -183,11 +200,11 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
     print(f"✓ {checker}: {success.format(n=len(cases))}")
 
 
-_DTYPE = ("keep the inputs' dtype: a tensor you create inside (torch.tensor(...), "
-          "torch.ones(...)) is float32 unless you pass dtype=x.dtype.")
+_DTYPE = ("keep the inputs' dtype: a tensor you create inside (`torch.tensor(...)`, "
+          "`torch.ones(...)`) is float32 unless you pass `dtype=x.dtype`.")
 _IN_PLACE = ("your function changed its input `{x}` in place (with an operation such as "
              "`{x} -= …`, `{x}.exp_()` or `{x}[i] = …`); the caller's tensor is modified. "
              "Compute into a new tensor: `{x} = {x} - …` instead of `{x} -= …`.")
 _OVERFLOW = ("it looks like exp overflowed on large scores (exp(1000) is inf, and inf/inf "
              "is NaN): subtract the largest score of each row before exp, or use "
-             "torch.softmax.")
+             "`torch.softmax`.")

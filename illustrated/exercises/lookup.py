@@ -10,16 +10,20 @@ import torch
 from ..attention import scaled_dot_product_attention
 from ._runner import _LARGE, _OVERFLOW, _Case, _equals, _nonfinite, _randn, _run, _t
 
-_NO_SOFTMAX = ("it looks like you forgot the softmax: raw dot products keys @ query are not "
-               "weights; turn them into weights with softmax(scores / temperature).")
+_NO_SOFTMAX = ("it looks like you forgot the softmax: raw dot products `keys @ query` are "
+               "not weights; turn them into weights with `softmax(scores / temperature)`.")
 _TEMP_TIMES = ("it looks like you multiplied by the temperature instead of dividing: "
-               "softmax(scores / temperature), so a small temperature makes the lookup sharper.")
+               "`softmax(scores / temperature)`, so a small temperature makes the lookup "
+               "sharper.")
 _TEMP_IGNORED = ("it looks like you ignored the temperature: divide the scores by it before "
                  "the softmax.")
 _UNIFORM = ("it looks like you averaged the values uniformly: weight each value by how well "
-            "its key matches the query, softmax(keys @ query / temperature).")
+            "its key matches the query, `softmax(keys @ query / temperature)`.")
 _WEIGHTS_ONLY = ("it looks like you returned the weights instead of the answer: combine the "
-                 "values with them, weights @ values.")
+                 "values with them, `weights @ values`.")
+_BY_N = ("it looks like you divided by the number of keys (n = {n}): the softmax weights "
+         "already sum to 1, so `weights @ values` is already a weighted average of the values; "
+         "don't divide it again.")
 _SUM_NORM = ("it looks like you divided the scores by their sum instead of taking a softmax: "
              "exponentiate first, so every weight is positive.")
 
@@ -45,6 +49,8 @@ def _soft_lookup_mistakes(case: _Case) -> list:
                     (_TEMP_IGNORED, _equals(lambda: s.softmax(-1) @ values)),
                     (_UNIFORM, _equals(lambda: values.mean(0))),
                     (_WEIGHTS_ONLY, _equals(lambda: (s / t).softmax(-1))),
+                    (_BY_N.format(n=len(keys)),
+                     _equals(lambda: (s / t).softmax(-1) @ values / len(keys))),
                     (_SUM_NORM, _equals(lambda: s / s.sum() @ values))]
 
 
@@ -70,9 +76,9 @@ def check_soft_lookup(fn: Callable) -> None:
         _Case("sharp lookup", {**ages, "query": _t([2, 1, 0])}, {"temperature": 0.001}),
     ]
     _run("check_soft_lookup", fn, cases, _soft_lookup_reference, _soft_lookup_mistakes,
-         error_hint="keys @ query gives the n scores (n,); weights @ values combines them "
-                    "with values (n,) or (n, dv).",
-         general_hint="compute scores = keys @ query, weights = softmax(scores / "
-                      "temperature), answer = weights @ values step by step on this input.",
+         error_hint="`keys @ query` gives the n scores (n,); `weights @ values` combines "
+                    "them with values (n,) or (n, dv).",
+         general_hint="compute `scores = keys @ query`, `weights = softmax(scores / "
+                      "temperature)`, `answer = weights @ values` step by step on this input.",
          success="your soft lookup matches on {n} tests, including the ages example and a "
                  "sharp temperature.")

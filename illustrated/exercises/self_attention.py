@@ -8,18 +8,28 @@ from typing import Callable
 import torch
 
 from ..attention import scaled_dot_product_attention
-from ._attend import _OVER_QUERIES, _attend, _score_mistakes, _scores_reference
+from ._attend import (
+    _OVER_QUERIES,
+    _UNSCALED_SCORES,
+    _attend,
+    _averaging_mistakes,
+    _score_mistakes,
+    _scores_reference,
+)
 from ._runner import _LARGE, _OVERFLOW, _Case, _equals, _nonfinite, _randn, _run
 
 _NO_PROJECTIONS = ("it looks like you used x itself as queries, keys and values: project it "
-                   "first, q = x @ w_q, k = x @ w_k, v = x @ w_v.")
-_SWAP_KV = ("it looks like you swapped W_k and W_v: keys x @ w_k are compared with the "
-            "queries, values x @ w_v are what gets averaged.")
-_SWAP_QK = ("it looks like you swapped W_q and W_k: queries are x @ w_q and keys x @ w_k; "
+                   "first, `q = x @ w_q`, `k = x @ w_k`, `v = x @ w_v`.")
+_SWAP_KV = ("it looks like you swapped W_k and W_v: keys `x @ w_k` are compared with the "
+            "queries, values `x @ w_v` are what gets averaged.")
+_V_WITH_WK = ("it looks like you computed the values with W_k, `v = x @ w_k`: the values "
+              "have their own projection, `v = x @ w_v`.")
+_SWAP_QK = ("it looks like you swapped W_q and W_k: queries are `x @ w_q` and keys `x @ w_k`; "
             "swapping them transposes the scores.")
 _SQRT_D = ("it looks like you divided by √D (d_model) instead of √d_k: d_k is the width of "
-           "the projected queries and keys, w_q.shape[1].")
-_RETURNED_WEIGHTS = "it looks like you returned the attention weights; return z = weights @ v."
+           "the projected queries and keys, `w_q.shape[1]`.")
+_RETURNED_WEIGHTS = ("it looks like you returned the attention weights; return "
+                     "`z = weights @ v`.")
 
 
 def _self_attention_reference(x, w_q, w_k, w_v):
@@ -36,11 +46,14 @@ def _self_attention_mistakes(case: _Case) -> list:
     found += [(_NO_PROJECTIONS, _equals(lambda: sdpa(x, x, x)[0])),
               (_NO_PROJECTIONS, _equals(lambda: _attend(x @ x.transpose(-2, -1), x)[0])),
               (_SWAP_KV, _equals(lambda: sdpa(q, v, k)[0])),
+              (_V_WITH_WK, _equals(lambda: sdpa(q, k, k)[0])),
               (_SWAP_QK, _equals(lambda: sdpa(k, q, v)[0])),
               (_RETURNED_WEIGHTS, _equals(lambda: sdpa(q, k, v)[1])),
               (_OVER_QUERIES, _equals(lambda: _attend(scores, v, dim=-2)[0])),
               (_SQRT_D, _equals(lambda: _attend(by_sqrt_D, v)[0]))]
-    return found + [(h, _equals(lambda s=s: _attend(s(), v)[0])) for h, s in _score_mistakes(q, k)]
+    found += [(h, _equals(lambda s=s: _attend(s(), v)[0]))
+              for h, s in _score_mistakes(q, k, unscaled=_UNSCALED_SCORES)]
+    return found + [(h, _equals(out)) for h, out in _averaging_mistakes(q, k, v)]
 
 
 def _xw(seed, batch, L, D=6, d_k=3, dtype=torch.float64, scale=1.0) -> dict:
@@ -63,8 +76,9 @@ def check_self_attention(fn: Callable) -> None:
     _run("check_self_attention", fn, cases, _self_attention_reference,
          _self_attention_mistakes,
          error_hint="x (..., L, D) @ w_q (D, Dk) gives q (..., L, Dk); then the scores are "
-                    "q @ k.transpose(-2, -1) (k.T reverses every axis of a batched tensor).",
+                    "`q @ k.transpose(-2, -1)` (`k.T` reverses every axis of a batched "
+                    "tensor).",
          general_hint="compute q, k, v, the scores, the weights and z step by step and "
-                      "compare with illustrated.attention.scaled_dot_product_attention.",
+                      "compare with `illustrated.attention.scaled_dot_product_attention`.",
          success="your self-attention matches on {n} tests, including a batch and large "
                  "scores.")

@@ -10,13 +10,13 @@ from ._runner import _LARGE, _OVERFLOW, _Case, _equals, _nonfinite, _randn, _run
 
 _GLOBAL_MAX = ("it looks like you subtracted the maximum of the whole tensor: a row far below "
                "it underflows to 0/0. Subtract each row's own maximum, "
-               "x.max(dim=-1, keepdim=True).values.")
+               "`x.max(dim=-1, keepdim=True).values`.")
 _WRONG_DIM = ("it looks like you took the softmax over dim {d} instead of the last one: "
-              "normalise along dim=-1, so that each row sums to 1.")
-_KEEPDIM = ("it looks like you divided by e.sum(dim=-1) without keepdim=True: the sums then "
+              "normalise along `dim=-1`, so that each row sums to 1.")
+_KEEPDIM = ("it looks like you divided by `e.sum(dim=-1)` without `keepdim=True`: the sums then "
             "broadcast along the wrong axis (column j divided by the sum of row j).")
 _WHOLE = ("it looks like you divided by the sum over the whole tensor; sum over the last "
-          "dim only: e.sum(dim=-1, keepdim=True).")
+          "dim only: `e.sum(dim=-1, keepdim=True)`.")
 _NO_EXP = ("it looks like you forgot the exponential: softmax is exp(x_i) / Σ_j exp(x_j), "
            "not x_i / Σ_j x_j.")
 _NO_NORM = "it looks like you forgot to divide by the sum: each row must sum to 1."
@@ -57,7 +57,7 @@ def check_softmax(fn: Callable) -> None:
     ]
     _run("check_softmax", fn, cases, lambda x: x.softmax(-1), _softmax_mistakes,
          error_hint="a shape error when dividing usually means the sum lost its axis: "
-                    "use .sum(dim=-1, keepdim=True).",
-         general_hint="compare your output with torch.softmax(x, dim=-1) on this input; "
+                    "use `.sum(dim=-1, keepdim=True)`.",
+         general_hint="compare your output with `torch.softmax(x, dim=-1)` on this input; "
                       "every entry must be positive and every row must sum to 1.",
          success="your softmax matches on {n} tests, including large scores.")

@@ -34,7 +34,8 @@ def scaled_by(size):
 
 
 SCORES_MISTAKES = [  # (wrong scores, the start of the hint)
-    (scaled_by(lambda q, k: 1.0), HINT + r"you forgot to divide by √d_k"),
+    (scaled_by(lambda q, k: 1.0), HINT + r"you forgot to divide by √d_k \(these are the raw "
+                                         r"Q Kᵀ\)"),
     (scaled_by(lambda q, k: q.shape[-1]), HINT + r"you divided by d_k instead of √d_k"),
     (scaled_by(lambda q, k: 1 / math.sqrt(q.shape[-1])), HINT + r"you multiplied by √d_k"),
     (lambda q, k: k @ q.transpose(-2, -1) / math.sqrt(q.shape[-1]),
@@ -45,7 +46,7 @@ SCORES_MISTAKES = [  # (wrong scores, the start of the hint)
      HINT + r"you took the square root of the wrong size: you divided by √5"),
     (scaled_by(lambda q, k: math.sqrt(q.shape[0 if q.dim() > 2 else -1])),  # batch B only
      HINT + r"you took the square root of the wrong size: you divided by √2"),
-    (lambda q, k: scores_matmul(q, k) + 1e-3, r"\nHint: compute q @ k\.transpose"),
+    (lambda q, k: scores_matmul(q, k) + 1e-3, r"\nHint: compute `q @ k\.transpose"),
     (lambda q, k: q.div_(math.sqrt(q.shape[-1])) @ k.transpose(-2, -1),
      r"\nHint: your function changed its input `q` in place"),
 ]
@@ -68,7 +69,7 @@ def test_check_scores_transposition_errors_get_the_matmul_hint(fn, where):
         check_scores(fn)
     assert isinstance(info.value.__cause__, RuntimeError)
     assert re.search(rf"^check_scores: on test '{where}' \(q .* raised RuntimeError.*\nHint: "
-                     r"the scores are q @ k\.transpose\(-2, -1\).*k\.T reverses",
+                     r"the scores are `q @ k\.transpose\(-2, -1\)`.*`k\.T` reverses",
                      unwrap(str(info.value)))
 
 
@@ -91,6 +92,8 @@ def attention_by_hand(q, k, v, mask=None):
     if mask is not None:
         scores = scores.masked_fill(mask == 0, -1e9)
     weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(mask == 0, 0.0)  # a fully blocked row reads nothing
     return weights @ v, weights
 
 
@@ -99,35 +102,57 @@ def attention_torch(q, k, v, mask=None):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
-    return out, scores.softmax(-1)
+    return out, scores.softmax(-1).nan_to_num(0.0)  # NaN on a fully blocked row: 0
+
+
+def attention_torch_weights_with_nan(q, k, v, mask=None):
+    out, weights = attention_torch(q, k, v, mask)
+    if mask is not None:
+        weights = (q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))).masked_fill(
+            ~mask, float("-inf")).softmax(-1)
+    return out, weights
 
 
 @pytest.mark.parametrize("fn", [attention_package, attention_by_hand, attention_torch])
 def test_check_attention_accepts_correct(fn, capsys):
     assert check_attention(fn) is None
     out = assert_one_line(capsys, check_attention)
-    assert "8 tests, including a padding mask, a causal mask and large scores." in out
+    assert out == ("✓ check_attention: your attention matches the reference on 9 tests, "
+                   "including a padding mask, a causal mask, large scores and a query with "
+                   "every key blocked.\n")
 
 
-def wrong_attention(scale="sqrt", dim=-1, kqt=False, mask="ok", naive=False, swap=False):
-    """A learner's attention with one planted mistake."""
+FILLS = {"ok": None, "inverted": None, "zero": 0.0, "-inf only": -math.inf,
+         "min only": None, "-1e9 only": -1e9}  # mask="... only": no zeroing after the softmax
+
+
+def wrong_attention(scale="sqrt", dim=-1, kqt=False, mask="ok", naive=False, swap=False,
+                    by_S=False):
+    """A learner's attention with one planted mistake (the defaults are right)."""
 
     def fn(q, k, v, m=None):
-        d_k, L = q.shape[-1], q.shape[-2]
+        d_k, L, S = q.shape[-1], q.shape[-2], k.shape[-2]
         scores = k @ q.transpose(-2, -1) if kqt else q @ k.transpose(-2, -1)
         div = {"sqrt": math.sqrt(d_k), "none": 1, "dk": d_k, "times": 1 / math.sqrt(d_k),
-               "sqrt_L": math.sqrt(L)}[scale]
+               "sqrt_L": math.sqrt(L), "after_softmax": 1}[scale]
         scores = scores / div
+        blocked = None if m is None else m if mask == "inverted" else ~m
         if m is not None and mask != "after":
-            blocked = m if mask == "inverted" else ~m
-            scores = scores.masked_fill(blocked, 0.0 if mask == "zero" else -1e9)
+            fill = FILLS[mask]
+            scores = scores.masked_fill(blocked, torch.finfo(scores.dtype).min
+                                        if fill is None else fill)
         weights = softmax_naive(scores) if naive else scores.softmax(dim)
-        if m is not None and mask == "after":
-            weights = weights * m
-        out = weights @ v
+        if scale == "after_softmax":
+            weights = weights / math.sqrt(d_k)
+        if m is not None and mask in ("ok", "inverted", "after"):
+            weights = weights.masked_fill(blocked, 0.0)
+        out = weights @ v / (S if by_S else 1)
         return (weights, out) if swap else (out, weights)
 
     return fn
+
+
+BLOCKED = "a query with every key blocked"
 
 
 def on(where: str, hint: str) -> str:
@@ -144,7 +169,8 @@ MISTAKES = [  # (a wrong attention, the test it fails and the start of its hint)
     (wrong_attention(swap=True), on("2-D, L = S", r"you returned \(weights, output\)")),
     (wrong_attention(dim=-2), on("2-D, L = S", r"you took the softmax over the queries "
                                                r"\(dim=-2\)")),
-    (wrong_attention(scale="none"), on("2-D, L = S", r"you forgot to divide by √d_k")),
+    (wrong_attention(scale="none"), on("2-D, L = S", r"you forgot to divide the scores `q @ "
+                                                     r"kᵀ` by √d_k before the softmax\.$")),
     (wrong_attention(scale="dk"), on("2-D, L = S", r"you divided by d_k instead of √d_k")),
     (wrong_attention(scale="times"), on("2-D, L = S", r"you multiplied by √d_k")),
     (wrong_attention(scale="sqrt_L"), on("2-D, L = S", r"you took the square root of the "
@@ -157,13 +183,28 @@ MISTAKES = [  # (a wrong attention, the test it fails and the start of its hint)
                                                        r"softmax")),
     (wrong_attention(mask="zero"), on("padding mask", r"you filled blocked scores with 0")),
     (wrong_attention(naive=True), on("large scores", r"exp overflowed on large scores")),
+    (wrong_attention(scale="after_softmax"), on("2-D, L = S", r"you divided by √d_k after "
+                                                              r"the softmax")),
+    (wrong_attention(by_S=True), on("2-D, L = S", r"you divided the output by the number of "
+                                                  r"keys \(4\): the softmax weights already "
+                                                  r"sum to 1")),
+    (wrong_attention(mask="-inf only"), on(BLOCKED, r"you filled blocked scores with -inf: .* "
+                                                    r"-inf - \(-inf\) = NaN\. Fill with "
+                                                    r"`torch\.finfo\(scores\.dtype\)\.min")),
+    (attention_torch_weights_with_nan, on(BLOCKED, r"you filled blocked scores with -inf")),
+    (wrong_attention(mask="min only"), on(BLOCKED, r"you did not zero the blocked weights "
+                                                   r"after the softmax.* `weights = "
+                                                   r"weights\.masked_fill\(~mask, 0\.0\)`\.$")),
+    (wrong_attention(mask="-1e9 only"), on(BLOCKED, r"you did not zero the blocked weights")),
     (learner_general, r"wrong values in the output.*\nHint: compute the steps one at a time"),
     (lambda q, k, v, mask=None: attention_by_hand(q.div_(math.sqrt(q.shape[-1])), k, v, mask),
      r"\nHint: your function changed its input `q` in place"),
 ]
 MISTAKE_IDS = ["swapped", "softmax_dim", "unscaled", "by_dk", "times_sqrt", "sqrt_L", "k_q_t",
-               "mask_inverted", "mask_after_softmax", "mask_zero_fill", "overflow", "general",
-               "in_place"]
+               "mask_inverted", "mask_after_softmax", "mask_zero_fill", "overflow",
+               "divided_after_softmax", "divided_by_S", "blocked_row_-inf",
+               "blocked_row_-inf_torch", "blocked_row_not_zeroed_min",
+               "blocked_row_not_zeroed_1e9", "general", "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)

@@ -40,19 +40,23 @@ MISTAKES = [  # (a wrong soft lookup, the start of its hint)
     (lambda q, k, v, temperature=1.0: v.mean(0), HINT + r"you averaged the values uniformly"),
     (lambda q, k, v, temperature=1.0: torch.softmax(k @ q / temperature, -1),
      HINT + r"you returned the weights instead of the answer"),
+    (lambda q, k, v, temperature=1.0: lookup_softmax(q, k, v, temperature) / len(k),
+     r"^check_soft_lookup: on test 'the ages example' .*" + HINT + r"you divided by the number "
+     r"of keys \(n = 4\): the softmax weights already sum to 1, so `weights @ values` is "
+     r"already a weighted average"),
     (lambda q, k, v, temperature=1.0: (k @ q) / (k @ q).sum() @ v,
      HINT + r"you divided the scores by their sum"),
     (lambda q, k, v, temperature=1.0: softmax_naive(k @ q / temperature) @ v,
      HINT + r"exp overflowed on large scores"),
     (lambda q, k, v, temperature=1.0: lookup_softmax(q, k, v, temperature) + 0.5,
      r"^check_soft_lookup: on test 'the ages example' \(query \(3,\), keys \(4, 3\), "
-     r"values \(4,\), float64\): wrong values.*\nHint: compute scores"),
+     r"values \(4,\), float64\): wrong values.*\nHint: compute `scores = keys @ query`"),
     (lambda q, k, v, temperature=1.0: lookup_softmax(q.div_(temperature), k, v),
      r"^check_soft_lookup: on test 'temperature 0\.5' .*\nHint: your function changed its "
      r"input `query` in place"),
 ]
 MISTAKE_IDS = ["no_softmax", "no_softmax_with_t", "temperature_times", "temperature_ignored",
-               "uniform", "weights", "sum_norm", "overflow", "general", "in_place"]
+               "uniform", "weights", "by_n", "sum_norm", "overflow", "general", "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)

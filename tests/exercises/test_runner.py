@@ -76,7 +76,8 @@ def test_a_function_that_writes_into_an_input_is_rejected(checker, i, name):
                                    rf"values of {name} differ after the call\.\nHint: your "
                                    rf"function changed its input `{name}` in place \(.*\); "
                                    rf"the caller's tensor is modified\. Compute into a new "
-                                   rf"tensor: `{name} = {name} - …` instead of `{name} -= …`\.$")
+                                   rf"tensor: `{name} = {name} - …` instead of "
+                                   rf"`{name} -= …`\.$")
 
 
 def test_every_input_a_function_wrote_into_is_named():
@@ -114,12 +115,18 @@ PLANTED = [  # every planted mistake of every checker: (checker, wrong function)
 
 @pytest.mark.parametrize("checker, fn", PLANTED)
 def test_no_line_of_a_failure_message_is_too_long_for_the_book(checker, fn):
+    """The book's output boxes cut long lines: wrapped at 88, never inside `code`."""
     with pytest.raises(AssertionError) as info:
         checker(fn)
-    lines = str(info.value).splitlines()
+    message = str(info.value)
+    lines = message.splitlines()
     assert max(len(line) for line in lines) <= MAX_LINE, lines
     assert lines[0].startswith(f"{checker.__name__}: on test '")
     assert sum(line.startswith("Hint: ") for line in lines) == 1, lines
+    assert message.count("`") % 2 == 0, message
+    kept_whole = re.findall(r"`[^`]*`|\w+\s\([\d,\s]*\)", message)  # code, a shape
+    broken = [code for code in kept_whole if "\n" in code]
+    assert not broken, f"code or a shape broken across lines: {broken}"
 
 
 def test_checkers_leave_the_global_seed_alone(capsys):

@@ -27,10 +27,15 @@ def test_check_self_attention_accepts_correct(fn, capsys):
     assert_one_line(capsys, check_self_attention)
 
 
-def attend(q, k, v, div=None, dim=-1, naive=False):
-    scores = q @ k.transpose(-2, -1) / (math.sqrt(q.shape[-1]) if div is None else div)
+def attend(q, k, v, div=None, dim=-1, naive=False, after_softmax=False, by_L=False):
+    """Attention in one of the learner's ways: the defaults are right."""
+    sqrt_dk = math.sqrt(q.shape[-1])
+    scale = 1.0 if after_softmax else sqrt_dk if div is None else div
+    scores = q @ k.transpose(-2, -1) / scale
     weights = softmax_naive(scores) if naive else scores.softmax(dim)
-    return weights @ v
+    if after_softmax:
+        weights = weights / sqrt_dk
+    return weights @ v / (k.shape[-2] if by_L else 1)
 
 
 def projected(wrong=attend, **kwargs):
@@ -44,7 +49,8 @@ MISTAKES = [  # (a wrong self-attention, the start of its hint)
     (lambda x, wq, wk, wv: attend(x, x, x, div=1.0), HINT + r"you used x itself as queries"),
     (lambda x, wq, wk, wv: attend(x @ wq, x @ wv, x @ wk), HINT + r"you swapped W_k and W_v"),
     (lambda x, wq, wk, wv: attend(x @ wk, x @ wq, x @ wv), HINT + r"you swapped W_q and W_k"),
-    (projected(div=1.0), HINT + r"you forgot to divide by √d_k"),
+    (projected(div=1.0), HINT + r"you forgot to divide the scores `q @ kᵀ` by √d_k before the "
+                                r"softmax\.$"),
     (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wv, div=wq.shape[1]),
      HINT + r"you divided by d_k instead of √d_k"),
     (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wv, div=math.sqrt(x.shape[-1])),
@@ -52,6 +58,12 @@ MISTAKES = [  # (a wrong self-attention, the start of its hint)
     (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wv, div=math.sqrt(x.shape[-2])),
      HINT + r"you took the square root of the wrong size"),
     (projected(dim=-2), HINT + r"you took the softmax over the queries"),
+    (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wk),
+     HINT + r"you computed the values with W_k, `v = x @ w_k`: the values have their own "
+            r"projection, `v = x @ w_v`\.$"),
+    (projected(after_softmax=True), HINT + r"you divided by √d_k after the softmax"),
+    (projected(by_L=True), HINT + r"you divided the output by the number of keys \(4\): the "
+                                  r"softmax weights already sum to 1"),
     (projected(lambda q, k, v: scaled_dot_product_attention(q, k, v)[1]),
      HINT + r"you returned the attention weights"),
     (projected(naive=True), HINT + r"exp overflowed on large scores"),
@@ -61,7 +73,8 @@ MISTAKES = [  # (a wrong self-attention, the start of its hint)
      r"\nHint: your function changed its input `w_q` in place"),
 ]
 MISTAKE_IDS = ["no_projections", "no_projections_unscaled", "swap_kv", "swap_qk", "unscaled",
-               "by_dk", "sqrt_D", "sqrt_L", "softmax_dim", "weights", "overflow", "general",
+               "by_dk", "sqrt_D", "sqrt_L", "softmax_dim", "v_with_wk", "divided_after_softmax",
+               "divided_by_L", "weights", "overflow", "general",
                "in_place"]
 
 

@@ -46,15 +46,15 @@ def test_check_softmax_accepts_correct(fn, capsys):
 MISTAKES = [  # (a wrong softmax, the start of its hint)
     (lambda x: torch.softmax(x, dim=0), HINT + r"you took the softmax over dim 0 instead"),
     (lambda x: torch.softmax(x, dim=1), HINT + r"you took the softmax over dim 1 instead"),
-    (lambda x: x.exp() / x.exp().sum(-1), HINT + r"you divided by e\.sum\(dim=-1\) without "
-                                                 r"keepdim=True"),
+    (lambda x: x.exp() / x.exp().sum(-1), HINT + r"you divided by `e\.sum\(dim=-1\)` without "
+                                                 r"`keepdim=True`"),
     (lambda x: x.exp() / x.exp().sum(), HINT + r"you divided by the sum over the whole tensor"),
     (lambda x: x / x.sum(-1, keepdim=True), HINT + r"you forgot the exponential"),
     (lambda x: x.exp(), HINT + r"you forgot to divide by the sum"),
     (softmax_naive, HINT + r"exp overflowed on large scores"),
     (lambda x: softmax_naive(x - x.max()), HINT + r"you subtracted the maximum of the whole "
                                                   r"tensor"),
-    (lambda x: softmax_torch(x) + 0.01, r"\nHint: compare your output with torch\.softmax"),
+    (lambda x: softmax_torch(x) + 0.01, r"\nHint: compare your output with `torch\.softmax"),
     (softmax_in_place, r"wrote into its input x: 16 of the 16 values of x differ after the "
                        r"call\.\nHint: your function changed its input `x` in place"),
 ]
