@@ -11,7 +11,9 @@ compares the result with the package's reference (:mod:`illustrated.attention`).
 differ it raises ``AssertionError``: the first line says which test failed and on which
 shapes, the ``Hint:`` names the mistake your output most resembles. To find it, the
 checker computes the usual wrong versions itself (softmax over the wrong axis, no
-``√d_k``, inverted mask, ...) and looks for the one your output equals.
+``√d_k``, inverted mask, ...) and looks for the one your output equals. Your function
+must also leave its inputs as they were: one that writes into them (``x -= ...``,
+``x.exp_()``) would silently change the caller's tensors, and is refused.
 
 Masks follow the package convention: bool, ``True`` means *may attend*.
 """

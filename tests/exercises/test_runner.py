@@ -1,5 +1,6 @@
 """Tests for illustrated.exercises._runner: what every checker does alike (refusing a
-non-function, reporting exceptions and None, one Hint line, the global seed untouched)."""
+non-function, reporting exceptions and None, rejecting a function that writes into its
+inputs, one Hint paragraph, lines that fit the book, the global seed untouched)."""
 import re
 
 import pytest
