@@ -20,9 +20,44 @@ from ._checks import check_dropout, check_heads, check_same_width, check_tensor
 from .masks import check_mask
 
 
+# The method that casts a tensor or a module to a dtype, for error messages.
+_CAST = {torch.float64: ".double()", torch.float32: ".float()", torch.float16: ".half()",
+         torch.bfloat16: ".bfloat16()"}
+
+
+def _cast(dtype: torch.dtype) -> str:
+    return _CAST.get(dtype, f".to({dtype})")
+
+
+def _autocast(x: torch.Tensor) -> bool:
+    """Whether autocast is on for ``x``'s device: it then casts mixed dtypes itself."""
+    try:
+        return torch.is_autocast_enabled(x.device.type)
+    except TypeError:  # torch < 2.4 takes no device type
+        return torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled()
+
+
+def _check_same_dtype_and_device(**tensors: torch.Tensor) -> None:
+    """Raise unless the tensors share one dtype and one device: PyTorch's own error
+    ("mat1 and mat2 must have the same dtype") names neither the argument nor the fix."""
+    (first, a), *others = tensors.items()
+    for name, x in others:
+        if x.dtype != a.dtype and not _autocast(a):
+            raise TypeError(
+                f"{first} and {name} must have the same dtype, got {first} {a.dtype} and "
+                f"{name} {x.dtype}; cast one to the other's, e.g. {name}{_cast(a.dtype)}"
+            )
+        if x.device != a.device:
+            raise ValueError(
+                f"{first} and {name} must be on the same device, got {first} on {a.device} "
+                f"and {name} on {x.device}; move one, e.g. {name}.to({first}.device)"
+            )
+
+
 def _check_qkv(query, key, value) -> None:
     for name, x in (("query", query), ("key", key), ("value", value)):
         check_tensor(x, name, min_ndim=2, floating=True)
+    _check_same_dtype_and_device(query=query, key=key, value=value)
     if query.dim() != key.dim() or key.dim() != value.dim():
         raise ValueError(
             "query, key and value must have the same number of dimensions, got shapes "
@@ -116,6 +151,8 @@ class MultiHeadAttention(nn.Module):
                     f"{name} must have last dimension d_model={self.d_model}, "
                     f"got shape {tuple(x.shape)}"
                 )
+        _check_same_dtype_and_device(query=query, key=key, value=value)
+        self._check_like_weights(query)
         if not query.shape[0] == key.shape[0] == value.shape[0]:
             raise ValueError(
                 "query, key and value must have the same batch size B, got shapes "
@@ -131,6 +168,21 @@ class MultiHeadAttention(nn.Module):
             # Check the mask as the caller gave it, so an error names their shape.
             B, L, S = query.shape[0], query.shape[1], key.shape[1]
             check_mask(mask, (B, self.h, L, S) if mask.dim() == 4 else (B, L, S))
+
+    def _check_like_weights(self, x: torch.Tensor) -> None:
+        """Raise unless the input has the dtype and device of the module's weights."""
+        w = self.w_q.weight
+        if x.dtype != w.dtype and not _autocast(x):
+            raise TypeError(
+                f"the input has dtype {x.dtype} but the module's weights are {w.dtype}: call "
+                f"{_cast(x.dtype)} on the module (model{_cast(x.dtype)}) or cast the input "
+                f"with {_cast(w.dtype)}"
+            )
+        if x.device != w.device:
+            raise ValueError(
+                f"the input is on {x.device} but the module's weights are on {w.device}: "
+                f"move the module (model.to('{x.device}')) or the input (.to('{w.device}'))"
+            )
 
     def _split(self, x: torch.Tensor) -> torch.Tensor:
         B, n, _ = x.shape

@@ -9,7 +9,10 @@ Blocked scores are replaced by a very negative number before the softmax, so the
 weights come out exactly 0. PyTorch's own APIs disagree with each other here:
 ``torch.nn.functional.scaled_dot_product_attention`` uses the same meaning as we do,
 while ``torch.nn.MultiheadAttention`` and ``torch.nn.Transformer*`` use ``True`` for
-*blocked*. :func:`to_torch_blocked` converts at that border.
+*blocked*. :func:`to_torch_blocked` converts at that border. All of them also take float
+*additive* masks, added to the scores (0 = attend, ``-inf`` = blocked): ``mask == 0``
+turns one into ours, while ``mask.bool()`` would turn it into its opposite. A mask of any
+dtype but bool is refused with an error that says which conversion its values call for.
 """
 from __future__ import annotations
 
@@ -52,14 +55,31 @@ def subsequent_mask(size: int, device=None) -> torch.Tensor:
     return torch.ones(size, size, dtype=torch.bool, device=device).tril().unsqueeze(0)  # (1, L, L)
 
 
+def _not_bool(mask: torch.Tensor, name: str) -> TypeError:
+    """The error for a mask of another dtype, with the conversion its values call for.
+
+    A 0/1 mask (1 = may attend) converts with ``.bool()``. An *additive* mask, as
+    ``torch.nn.MultiheadAttention`` and ``nn.Transformer.generate_square_subsequent_mask``
+    use (0 = attend, ``-inf`` or a large negative number = blocked), must not: ``.bool()``
+    would turn its blocked entries into True and its open ones into False."""
+    start = f"{name} must be a bool tensor (True = may attend), got dtype {mask.dtype}; "
+    if bool(((mask == 0) | (mask == 1)).all()):
+        advice = f"a 0/1 mask (1 = may attend) converts with `{name}.bool()`"
+    elif bool((mask <= 0).all()) and bool((mask < 0).any()):
+        advice = (f"this looks like an additive mask (0 = attend, -inf = blocked), as "
+                  f"torch.nn.MultiheadAttention takes; convert it with `{name} == 0`")
+    else:
+        advice = (f"convert a 0/1 mask (1 = may attend) with `{name}.bool()`, an additive "
+                  f"mask (0 = attend, -inf or a large negative number = blocked) with "
+                  f"`{name} == 0`")
+    return TypeError(start + advice)
+
+
 def check_mask(mask: torch.Tensor, scores_shape, name: str = "mask") -> None:
     """Raise a clear error unless ``mask`` is bool and broadcasts to ``scores_shape``."""
     check_tensor(mask, name)
     if mask.dtype != torch.bool:
-        raise TypeError(
-            f"{name} must be a bool tensor (True = may attend), got dtype {mask.dtype}; "
-            f"for a 0/1 float mask use mask.bool()"
-        )
+        raise _not_bool(mask, name)
     try:
         shape = torch.broadcast_shapes(mask.shape, tuple(scores_shape))
     except RuntimeError:
@@ -76,5 +96,5 @@ def to_torch_blocked(mask: torch.Tensor) -> torch.Tensor:
     convention (``True`` = blocked)."""
     check_tensor(mask, "mask")
     if mask.dtype != torch.bool:
-        raise TypeError(f"mask must be a bool tensor, got dtype {mask.dtype}")
+        raise _not_bool(mask, "mask")
     return ~mask

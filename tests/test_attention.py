@@ -406,3 +406,60 @@ def test_mha_bad_input(query, key, value, mask, error, match):
 def test_from_torch_refuses_what_it_cannot_copy(module, error, match):
     with pytest.raises(error, match=match):
         MultiHeadAttention.from_torch(module)
+
+
+# --- dtypes and devices that do not match: an error that names them and the fix -------
+
+
+@pytest.mark.parametrize(
+    "module_dtype, input_dtype, match",
+    [
+        (torch.float32, F64, r"^the input has dtype torch\.float64 but the module's weights are "
+                             r"torch\.float32: call \.double\(\) on the module "
+                             r"\(model\.double\(\)\) or cast the input with \.float\(\)$"),
+        (F64, torch.float32, r"^the input has dtype torch\.float32 but the module's weights are "
+                             r"torch\.float64: call \.float\(\) on the module "
+                             r"\(model\.float\(\)\) or cast the input with \.double\(\)$"),
+    ],
+    ids=["float64_input", "float32_input"],
+)
+def test_mha_input_dtype_must_match_its_weights(module_dtype, input_dtype, match):
+    mha = MultiHeadAttention(8, 2).to(module_dtype)
+    x = randn(2, 5, 8).to(input_dtype)
+    with pytest.raises(TypeError, match=match):
+        mha(x, x, x)
+    # either fix the message names works
+    assert mha.to(input_dtype)(x, x, x).dtype == input_dtype
+    assert mha.to(module_dtype)(x.to(module_dtype), x.to(module_dtype), x.to(module_dtype)
+                                ).dtype == module_dtype
+
+
+def test_mha_under_autocast_may_mix_dtypes():
+    mha = MultiHeadAttention(8, 2).bfloat16()
+    x = randn(2, 5, 8).float()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert mha(x, x, x).shape == (2, 5, 8)
+
+
+@pytest.mark.parametrize("which", ["key", "value"])
+def test_query_key_value_must_share_a_dtype(which):
+    x = randn(2, 5, 8)
+    args = {"query": x, "key": x, "value": x, which: x.float()}
+    match = (rf"^query and {which} must have the same dtype, got query torch\.float64 and "
+             rf"{which} torch\.float32; cast one to the other's, e\.g\. {which}\.double\(\)$")
+    with pytest.raises(TypeError, match=match):
+        scaled_dot_product_attention(**args)
+    with pytest.raises(TypeError, match=match):
+        MultiHeadAttention(8, 2).double()(**args)
+
+
+def test_devices_must_match():
+    x = randn(2, 5, 8)
+    with pytest.raises(ValueError, match=r"^query and key must be on the same device, got "
+                                         r"query on cpu and key on meta; move one, e\.g\. "
+                                         r"key\.to\(query\.device\)$"):
+        scaled_dot_product_attention(x, x.to("meta"), x)
+    with pytest.raises(ValueError, match=r"^the input is on cpu but the module's weights are on "
+                                         r"meta: move the module \(model\.to\('cpu'\)\) or "
+                                         r"the input \(\.to\('meta'\)\)$"):
+        MultiHeadAttention(8, 2).double().to("meta")(x, x, x)

@@ -1,8 +1,13 @@
 """Tests for :mod:`illustrated.masks`: one convention, bool with True = may attend."""
+import math
+import re
+
 import pytest
 import torch
 from torch import nn
+from torch.nn.functional import scaled_dot_product_attention as torch_sdpa
 
+from illustrated.attention import MultiHeadAttention, scaled_dot_product_attention
 from illustrated.masks import check_mask, padding_mask, subsequent_mask, to_torch_blocked
 
 T, F = True, False
@@ -142,3 +147,87 @@ def test_check_mask_bad_mask(mask, shape, error, match):
 def test_to_torch_blocked_refuses_a_float_mask():
     with pytest.raises(TypeError, match=r"mask must be a bool tensor"):
         to_torch_blocked(torch.ones(2, 5))
+
+
+# --- a mask of another dtype: the error says how to convert it, and the advice is right ---
+
+F64 = torch.float64
+CAUSAL_ADDITIVE = nn.Transformer.generate_square_subsequent_mask(5, dtype=F64)  # 0 / -inf
+PAD_ADDITIVE = torch.zeros(2, 1, 5, dtype=F64).masked_fill(TOKENS[:, None] == 0, -1e9)
+ZERO_ONE = "a 0/1 mask \\(1 = may attend\\) converts with `mask\\.bool\\(\\)`$"
+ADDITIVE = ("this looks like an additive mask \\(0 = attend, -inf = blocked\\), as "
+            "torch\\.nn\\.MultiheadAttention takes; convert it with `mask == 0`$")
+EITHER = ("convert a 0/1 mask \\(1 = may attend\\) with `mask\\.bool\\(\\)`, an additive mask "
+          "\\(0 = attend, -inf or a large negative number = blocked\\) with `mask == 0`$")
+
+
+@pytest.mark.parametrize(
+    "mask, advice",
+    [
+        (subsequent_mask(5).float(), ZERO_ONE),
+        (subsequent_mask(5).to(torch.uint8), ZERO_ONE),  # old PyTorch code's masks
+        (CAUSAL_ADDITIVE, ADDITIVE),
+        (PAD_ADDITIVE, ADDITIVE),
+        (-(~subsequent_mask(5)).long(), ADDITIVE),  # 0 / -1
+        (torch.full((2, 5, 5), 0.5), EITHER),
+        (subsequent_mask(5).long() * 2, EITHER),
+    ],
+    ids=["float_0_1", "uint8_0_1", "additive_-inf", "additive_-1e9", "int_negative",
+         "float_other", "int_other"],
+)
+def test_check_mask_says_how_to_convert_a_mask_of_another_dtype(mask, advice):
+    with pytest.raises(TypeError, match=rf"^mask must be a bool tensor \(True = may attend\), "
+                                        rf"got dtype {re.escape(str(mask.dtype))}; {advice}"):
+        check_mask(mask, (2, 5, 5))
+    with pytest.raises(TypeError, match=advice):
+        to_torch_blocked(mask)
+
+
+def test_the_advice_names_the_argument():
+    with pytest.raises(TypeError, match=r"convert it with `src_mask == 0`$"):
+        check_mask(CAUSAL_ADDITIVE, (5, 5), name="src_mask")
+
+
+def convert(mask: torch.Tensor) -> torch.Tensor:
+    """Apply the conversion the error message suggests, exactly as it is written there."""
+    with pytest.raises(TypeError) as info:
+        check_mask(mask, mask.shape)
+    (code,) = re.findall(r"`([^`]*)`", str(info.value))
+    return eval(code, {"mask": mask})  # the message's own code, e.g. `mask == 0`
+
+
+def qkv(seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(2, 5, 8, generator=g, dtype=F64) for _ in range(3)]
+
+
+@pytest.mark.parametrize(
+    "additive", [CAUSAL_ADDITIVE, PAD_ADDITIVE, CAUSAL_ADDITIVE + PAD_ADDITIVE],
+    ids=["causal_-inf", "padding_-1e9", "both"],
+)
+def test_converted_additive_mask_attends_as_torch_does_with_the_original(additive):
+    q, k, v = qkv()
+    ours, _ = scaled_dot_product_attention(q, k, v, mask=convert(additive))
+    theirs = torch_sdpa(q, k, v, attn_mask=additive)
+    torch.testing.assert_close(ours, theirs)
+    # the old advice, .bool(), turns the mask into its opposite: it attends to blocked keys
+    flipped, _ = scaled_dot_product_attention(q, k, v, mask=additive.bool())
+    assert not torch.allclose(flipped, theirs)
+
+
+def test_converted_additive_mask_in_multi_head_attention_as_in_torch():
+    torch_mha = nn.MultiheadAttention(8, 2, batch_first=True, dtype=F64).eval()
+    g = torch.Generator().manual_seed(1)
+    with torch.no_grad():  # weights and biases from a local generator, all nonzero
+        for p in torch_mha.parameters():
+            p.copy_(torch.randn(p.shape, generator=g, dtype=F64) / math.sqrt(8))
+    ours = MultiHeadAttention.from_torch(torch_mha)
+    x, _, _ = qkv(2)
+    theirs, _ = torch_mha(x, x, x, attn_mask=CAUSAL_ADDITIVE)
+    torch.testing.assert_close(ours(x, x, x, mask=convert(CAUSAL_ADDITIVE)), theirs)
+
+
+def test_converted_0_1_mask_is_the_bool_mask_it_came_from():
+    for mask in (subsequent_mask(5), padding_mask(TOKENS)):
+        assert torch.equal(convert(mask.float()), mask)
+        assert torch.equal(convert(mask.to(torch.uint8)), mask)

@@ -1,0 +1,31 @@
+"""Auto-checkers for the exercises at the end of chapters 2–4 (more come with later chapters).
+
+Call a checker with *your* function in a notebook cell::
+
+    from illustrated.exercises import check_softmax
+    check_softmax(my_softmax)
+    # ✓ check_softmax: your softmax matches on 6 tests, including large scores.
+
+Each checker runs your function on random inputs (fixed seeds) and on edge cases, and
+compares the result with the package's reference (:mod:`illustrated.attention`). When they
+differ it raises ``AssertionError``: the first line says which test failed and on which
+shapes, the ``Hint:`` names the mistake your output most resembles. To find it, the
+checker computes the usual wrong versions itself (softmax over the wrong axis, no
+``√d_k``, inverted mask, ...) and looks for the one your output equals. Your function
+must also leave its inputs as they were: one that writes into them (``x -= ...``,
+``x.exp_()``) would silently change the caller's tensors, and is refused.
+
+Masks follow the package convention: bool, ``True`` means *may attend*.
+"""
+from .attention import check_attention, check_scores
+from .lookup import check_soft_lookup
+from .self_attention import check_self_attention
+from .softmax import check_softmax
+
+__all__ = [
+    "check_soft_lookup",  # chapter 2
+    "check_softmax",  # chapters 3 and 4
+    "check_self_attention",  # chapter 3
+    "check_scores",  # chapter 4
+    "check_attention",  # chapter 4
+]

@@ -1,0 +1,210 @@
+"""The machinery every checker shares: run the learner's function on fixed cases, compare
+with the reference, and name the planted mistake its output equals.
+
+A checker module (one per chapter's exercise) supplies its cases, a reference function and
+a list of ``(hint, test)`` pairs for its usual mistakes; :func:`_run` does the rest.
+"""
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Callable, NamedTuple
+
+import torch
+
+# (rtol, atol): torch.testing.assert_close's for float64, a little looser for float32 so
+# that an equivalent order of operations (einsum, a loop) passes too.
+_TOL = {torch.float64: (1e-7, 1e-7), torch.float32: (1e-5, 1e-5)}
+_LOOSE = 100  # a planted mistake "matches" within 100x that tolerance
+_LARGE = 80.0  # exp(80) is near float32's limit (e^88.7): a naive softmax overflows above
+_WIDTH = 88  # the book's output boxes cut longer lines off
+_NO_BREAK = "\0"  # stands in for a space that wrapping must not break at
+_UNBREAKABLE = re.compile(r"`[^`]*`|\w+ \([\d, ]*\)")  # `code`, and a name with its shape
+
+
+class _Case(NamedTuple):
+    name: str
+    inputs: dict  # argument name -> tensor, passed to the function positionally, in order
+    kwargs: dict = {}  # keyword arguments, e.g. temperature
+
+
+def _randn(seed: int, *shape, dtype=torch.float64, scale: float = 1.0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)  # local: the reader's global seed is untouched
+    return scale * torch.randn(*shape, generator=g, dtype=dtype)
+
+
+def _t(rows) -> torch.Tensor:
+    return torch.tensor(rows, dtype=torch.float64)
+
+
+# ---------------------------------------------------------------- shared machinery
+
+
+def _describe(case: _Case) -> str:
+    parts = [f"{n} {tuple(x.shape)}" for n, x in case.inputs.items()]
+    parts += [f"{n}={v}" for n, v in case.kwargs.items()]
+    dtype = str(next(iter(case.inputs.values())).dtype).replace("torch.", "")
+    return f"test '{case.name}' ({', '.join(parts)}, {dtype})"
+
+
+def _kind(obj) -> str:
+    if obj is None:
+        return "None (did you forget `return`?)"
+    if isinstance(obj, (tuple, list)):
+        return f"a {type(obj).__name__} of {len(obj)} items"
+    name = type(obj).__name__
+    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
+
+
+def _close(a: torch.Tensor, b: torch.Tensor, loose: float = 1.0, equal_nan: bool = False
+           ) -> bool:
+    if a.shape != b.shape:
+        return False
+    rtol, atol = _TOL.get(b.dtype, (1e-3, 1e-3))
+    return torch.allclose(a.to(b.dtype), b, rtol * loose, atol * loose, equal_nan=equal_nan)
+
+
+def _equals(variant: Callable) -> Callable:
+    """A diagnosis: does the learner's output equal ``variant()``, a planted mistake?"""
+
+    def test(gots: tuple) -> bool:
+        v = variant()
+        vs = v if isinstance(v, tuple) else (v,)
+        return len(vs) == len(gots) and all(
+            _close(g, w, loose=_LOOSE, equal_nan=True) for g, w in zip(gots, vs)
+        )
+
+    return test
+
+
+def _part_equals(i: int, variant: Callable) -> Callable:
+    """A diagnosis on one returned tensor only (0: the output, 1: the weights): does it
+    equal ``variant()``, whatever the others hold?"""
+    return lambda gots: len(gots) > i and _close(gots[i], variant(), loose=_LOOSE,
+                                                 equal_nan=True)
+
+
+def _nonfinite(gots: tuple) -> bool:
+    return any(not bool(torch.isfinite(g).all()) for g in gots)
+
+
+def _diagnose(gots: tuple, mistakes: list) -> str | None:
+    for hint, test in mistakes:
+        try:
+            if test(gots):
+                return hint
+        except (RuntimeError, IndexError, ValueError):
+            continue  # this mistake cannot even produce these shapes
+    return None
+
+
+def _failure(checker: str, where: str, problem: str, hint: str) -> AssertionError:
+    """Every failure has one shape: a paragraph saying where and what went wrong, then one
+    paragraph starting ``Hint:``, each wrapped to fit the book's output boxes."""
+    head, tail = (_fill(text) for text in (f"{checker}: on {where}: {problem}", f"Hint: {hint}"))
+    return AssertionError(f"{head}\n{tail}")
+
+
+def _fill(text: str) -> str:
+    """Wrap ``text`` at spaces, but not inside `code` or ``q (2, 3, 6)``: a snippet, or a
+    tensor and its shape, stays on one line."""
+    kept = _UNBREAKABLE.sub(lambda m: m.group().replace(" ", _NO_BREAK), text)
+    wrapped = textwrap.fill(kept, _WIDTH, break_long_words=False, break_on_hyphens=False)
+    return wrapped.replace(_NO_BREAK, " ")
+
+
+def _check_inputs_unchanged(checker: str, where: str, case: _Case, args: list) -> None:
+    """Raise if the learner's function wrote into a tensor it was given: in a notebook that
+    would silently change the caller's tensor (their scores, their x)."""
+    changed = [(n, a, x) for (n, x), a in zip(case.inputs.items(), args)
+               if not torch.equal(a, x)]
+    if changed:
+        name, after, before = changed[0]
+        differ = (after != before).sum().item() if after.shape == before.shape else "all"
+        inputs = ("input " if len(changed) == 1 else "inputs ") + " and ".join(
+            n for n, _, _ in changed)
+        raise _failure(checker, where, f"your function wrote into its {inputs}: {differ} "
+                       f"of the {before.numel()} values of {name} differ after the call.",
+                       _IN_PLACE.format(x=name))
+
+
+def _unpack(got, want, where: str, checker: str) -> tuple:
+    """The learner's result as a tuple of tensors, or an AssertionError about its type."""
+    if isinstance(want, tuple):
+        if isinstance(got, (tuple, list)) and len(got) == 2:
+            if all(isinstance(g, torch.Tensor) for g in got):
+                return tuple(g.detach() for g in got)
+        raise _failure(checker, where, f"your function returned {_kind(got)}; expected a "
+                       f"tuple (output, weights) of two tensors.",
+                       "end with `return output, weights`.")
+    if isinstance(got, (int, float)) and not isinstance(got, bool) and want.dim() == 0:
+        return (torch.tensor(got, dtype=want.dtype),)  # a Python number for a scalar is fine
+    if not isinstance(got, torch.Tensor):
+        hint = "return a torch.Tensor."
+        if isinstance(got, tuple):
+            hint = ("return one tensor; if you reuse a function that returns (output, "
+                    "weights), keep its output only: `z, _ = attention(q, k, v)`.")
+        raise _failure(checker, where, f"your function returned {_kind(got)}; expected a "
+                       f"torch.Tensor of shape {tuple(want.shape)}.", hint)
+    return (got.detach(),)
+
+
+def _problem(gots: tuple, wants: tuple) -> str:
+    """One line saying how the learner's tensors differ from the reference."""
+    names = ("output", "weights") if len(wants) == 2 else ("result",)
+    if [g.shape for g in gots] != [w.shape for w in wants]:
+        expected = " and ".join(f"{n} {tuple(w.shape)}" for n, w in zip(names, wants))
+        got = " and ".join(str(tuple(g.shape)) for g in gots)
+        return f"wrong shape: expected {expected}, got {got}"
+    for n, g, w in zip(names, gots, wants):
+        if g.dtype != w.dtype:
+            return f"wrong dtype of the {n}: expected {w.dtype} (the inputs'), got {g.dtype}"
+        if not _close(g, w):
+            if _nonfinite((g,)):
+                return f"the {n} {'contain' if n == 'weights' else 'contains'} NaN or inf"
+            diff = (g.to(w.dtype) - w).abs().max().item()
+            return f"wrong values in the {n} (largest difference {diff:.3g})"
+    return "mismatch"
+
+
+def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable, *,
+         error_hint: str, general_hint: str, success: str) -> None:
+    """Run ``fn`` on every case, raise on the first mismatch, print one line on success.
+
+    ``mistakes(case)`` lists ``(hint, test)`` pairs; the first ``test(outputs)`` that holds
+    names the likely mistake, else ``general_hint`` is given."""
+    if not callable(fn):
+        raise TypeError(
+            f"{checker} expects your function itself, e.g. {checker}(my_function), "
+            f"got {type(fn).__name__}"
+        )
+    for case in cases:
+        want = reference(*case.inputs.values(), **case.kwargs)
+        wants = want if isinstance(want, tuple) else (want,)
+        where = _describe(case)
+        args = [x.clone() for x in case.inputs.values()]  # case.inputs stay pristine
+        try:
+            got = fn(*args, **case.kwargs)
+        except Exception as exc:
+            raise _failure(checker, where, f"your function raised {type(exc).__name__}: "
+                           f"{exc}", error_hint) from exc
+        _check_inputs_unchanged(checker, where, case, args)
+        gots = _unpack(got, want, where, checker)
+        if all(g.dtype == w.dtype and _close(g, w) for g, w in zip(gots, wants)):
+            continue
+        hint = _diagnose(gots, mistakes(case))
+        if hint is None and [g.dtype for g in gots] != [w.dtype for w in wants]:
+            hint = _DTYPE
+        problem = _problem(gots, wants)
+        raise _failure(checker, where, f"{problem}.", hint or general_hint)
+    print(f"✓ {checker}: {success.format(n=len(cases))}")
+
+
+_DTYPE = ("keep the inputs' dtype: a tensor you create inside (`torch.tensor(...)`, "
+          "`torch.ones(...)`) is float32 unless you pass `dtype=x.dtype`.")
+_IN_PLACE = ("your function changed its input `{x}` in place (with an operation such as "
+             "`{x} -= …`, `{x}.exp_()` or `{x}[i] = …`); the caller's tensor is modified. "
+             "Compute into a new tensor: `{x} = {x} - …` instead of `{x} -= …`.")
+_OVERFLOW = ("it looks like exp overflowed on large scores (exp(1000) is inf, and inf/inf "
+             "is NaN): subtract the largest score of each row before exp, or use "
+             "`torch.softmax`.")

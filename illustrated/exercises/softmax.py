@@ -1,0 +1,63 @@
+"""The checker of the softmax exercise: chapter 3, Self-attention and Q, K, V (and again
+in chapter 4, Scaled scores, for the numerically stable version)."""
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+
+from ._runner import _LARGE, _OVERFLOW, _Case, _equals, _nonfinite, _randn, _run, _t
+
+_GLOBAL_MAX = ("it looks like you subtracted the maximum of the whole tensor: a row far below "
+               "it underflows to 0/0. Subtract each row's own maximum, "
+               "`x.max(dim=-1, keepdim=True).values`.")
+_WRONG_DIM = ("it looks like you took the softmax over dim {d} instead of the last one: "
+              "normalise along `dim=-1`, so that each row sums to 1.")
+_KEEPDIM = ("it looks like you divided by `e.sum(dim=-1)` without `keepdim=True`: the sums then "
+            "broadcast along the wrong axis (column j divided by the sum of row j).")
+_WHOLE = ("it looks like you divided by the sum over the whole tensor; sum over the last "
+          "dim only: `e.sum(dim=-1, keepdim=True)`.")
+_NO_EXP = ("it looks like you forgot the exponential: softmax is exp(x_i) / Σ_j exp(x_j), "
+           "not x_i / Σ_j x_j.")
+_NO_NORM = "it looks like you forgot to divide by the sum: each row must sum to 1."
+
+
+def _softmax_mistakes(case: _Case) -> list:
+    x = case.inputs["x"]
+    e = x.exp()
+    found = []
+    if x.abs().max() > _LARGE:
+        found += [(_GLOBAL_MAX, _equals(lambda: _naive_softmax(x - x.max()))),
+                  (_OVERFLOW, _nonfinite)]
+    found += [(_WRONG_DIM.format(d=d), _equals(lambda d=d: x.softmax(d)))
+              for d in range(x.dim() - 1)]
+    return found + [(_KEEPDIM, _equals(lambda: e / e.sum(-1))),
+                    (_WHOLE, _equals(lambda: e / e.sum())),
+                    (_NO_EXP, _equals(lambda: x / x.sum(-1, keepdim=True))),
+                    (_NO_NORM, _equals(lambda: e))]
+
+
+def _naive_softmax(x: torch.Tensor) -> torch.Tensor:
+    e = x.exp()
+    return e / e.sum(-1, keepdim=True)
+
+
+def check_softmax(fn: Callable) -> None:
+    """Check ``fn(x)``: the softmax of ``x`` over its last dimension, any shape ``(..., n)``."""
+    cases = [
+        _Case("random 4×4", {"x": _randn(0, 4, 4)}),
+        _Case("random 3×5", {"x": _randn(1, 3, 5)}),
+        _Case("3-D batch", {"x": _randn(2, 2, 3, 4)}),
+        _Case("equal and negative values", {"x": _t([[2, 2, 2, 2], [-1, -2, -3, -4],
+                                                     [-0.5, 0, -3, 1]])}),
+        _Case("float32", {"x": _randn(3, 3, 5, dtype=torch.float32)}),
+        _Case("large scores (~1000)", {"x": _t([[1000, 999, 998, 0], [1000] * 4,
+                                                [-1000, -1001, -1002, -1003],
+                                                [-1000, 0, 1000, 500]])}),
+    ]
+    _run("check_softmax", fn, cases, lambda x: x.softmax(-1), _softmax_mistakes,
+         error_hint="a shape error when dividing usually means the sum lost its axis: "
+                    "use `.sum(dim=-1, keepdim=True)`.",
+         general_hint="compare your output with `torch.softmax(x, dim=-1)` on this input; "
+                      "every entry must be positive and every row must sum to 1.",
+         success="your softmax matches on {n} tests, including large scores.")

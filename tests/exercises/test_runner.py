@@ -1,0 +1,140 @@
+"""Tests for illustrated.exercises._runner: what every checker does alike (refusing a
+non-function, reporting exceptions and None, rejecting a function that writes into its
+inputs, one Hint paragraph, lines that fit the book, the global seed untouched)."""
+import re
+
+import pytest
+import torch
+
+from illustrated.exercises import (
+    check_attention,
+    check_scores,
+    check_self_attention,
+    check_soft_lookup,
+    check_softmax,
+)
+
+from . import test_attention, test_lookup, test_self_attention, test_softmax
+from .helpers import MAX_LINE, assert_fails, assert_one_line, softmax_torch, unwrap
+from .test_attention import attention_package, scores_matmul
+from .test_lookup import lookup_softmax
+from .test_self_attention import self_attention_package
+
+CHECKERS = [check_softmax, check_scores, check_attention, check_soft_lookup,
+            check_self_attention]
+
+
+CORRECT = {check_softmax: softmax_torch, check_scores: scores_matmul,
+           check_attention: attention_package, check_soft_lookup: lookup_softmax,
+           check_self_attention: self_attention_package}
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+def test_non_callable_is_a_type_error(checker):
+    with pytest.raises(TypeError, match=rf"^{checker.__name__} expects your function itself, "
+                                        rf"e\.g\. {checker.__name__}\(my_function\), got "
+                                        rf"Tensor$"):
+        checker(torch.ones(3))
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+def test_exception_is_chained_and_names_the_input(checker):
+    def learner(*args, **kwargs):
+        raise ValueError("boom")
+
+    with pytest.raises(AssertionError) as info:
+        checker(learner)
+    assert isinstance(info.value.__cause__, ValueError)
+    assert re.search(rf"^{checker.__name__}: on test '[^']+' \(\w+ \([\d, ]+\).*\): your "
+                     r"function raised ValueError: boom\nHint: \S", unwrap(str(info.value)))
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+def test_none_result_is_reported(checker):
+    assert_fails(checker, lambda *args, **kwargs: None,
+                 r"returned None \(did you forget `return`\?\)")
+
+
+INPUTS = {check_softmax: ["x"], check_scores: ["q", "k"],
+          check_attention: ["q", "k", "v", "mask"], check_soft_lookup: ["query", "keys", "values"],
+          check_self_attention: ["x", "w_q", "w_k", "w_v"]}
+
+
+@pytest.mark.parametrize("checker, i, name", [
+    pytest.param(checker, i, name, id=f"{checker.__name__}-{name}")
+    for checker, names in INPUTS.items() for i, name in enumerate(names)])
+def test_a_function_that_writes_into_an_input_is_rejected(checker, i, name):
+    """The right result is not enough: the caller's tensors must come back unchanged."""
+
+    def learner(*args, **kwargs):
+        result = CORRECT[checker](*args, **kwargs)
+        if i < len(args):  # the mask comes in its own tests only
+            args[i].logical_not_() if args[i].dtype == torch.bool else args[i].mul_(2)
+        return result
+
+    assert_fails(checker, learner, rf"^{checker.__name__}: on test '[^']+' \(.*\): your "
+                                   rf"function wrote into its input {name}: \d+ of the \d+ "
+                                   rf"values of {name} differ after the call\.\nHint: your "
+                                   rf"function changed its input `{name}` in place \(.*\); "
+                                   rf"the caller's tensor is modified\. Compute into a new "
+                                   rf"tensor: `{name} = {name} - …` instead of "
+                                   rf"`{name} -= …`\.$")
+
+
+def test_every_input_a_function_wrote_into_is_named():
+    def learner(q, k):
+        q -= 1
+        k -= 1
+        return scores_matmul(q + 1, k + 1)
+
+    assert_fails(check_scores, learner, r"wrote into its inputs q and k: 18 of the 18 values "
+                                        r"of q differ")
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+def test_every_diagnosis_is_reachable_from_the_hint_prefix(checker):
+    """A failing check always ends with exactly one Hint line."""
+    with pytest.raises(AssertionError) as info:
+        checker(lambda *args, **kwargs: torch.zeros(()))
+    message = str(info.value)
+    assert len(re.findall(r"\nHint: ", message)) == 1
+    assert message.startswith(f"{checker.__name__}: on test '")
+
+
+PLANTED = [  # every planted mistake of every checker: (checker, wrong function)
+    pytest.param(checker, fn, id=f"{checker.__name__}-{name}")
+    for checker, mistakes, names in [
+        (check_softmax, test_softmax.MISTAKES, test_softmax.MISTAKE_IDS),
+        (check_scores, test_attention.SCORES_MISTAKES, test_attention.SCORES_MISTAKE_IDS),
+        (check_attention, test_attention.MISTAKES, test_attention.MISTAKE_IDS),
+        (check_soft_lookup, test_lookup.MISTAKES, test_lookup.MISTAKE_IDS),
+        (check_self_attention, test_self_attention.MISTAKES, test_self_attention.MISTAKE_IDS),
+    ]
+    for (fn, _), name in zip(mistakes, names, strict=True)
+]
+
+
+@pytest.mark.parametrize("checker, fn", PLANTED)
+def test_no_line_of_a_failure_message_is_too_long_for_the_book(checker, fn):
+    """The book's output boxes cut long lines: wrapped at 88, never inside `code`."""
+    with pytest.raises(AssertionError) as info:
+        checker(fn)
+    message = str(info.value)
+    lines = message.splitlines()
+    assert max(len(line) for line in lines) <= MAX_LINE, lines
+    assert lines[0].startswith(f"{checker.__name__}: on test '")
+    assert sum(line.startswith("Hint: ") for line in lines) == 1, lines
+    assert message.count("`") % 2 == 0, message
+    kept_whole = re.findall(r"`[^`]*`|\w+\s\([\d,\s]*\)", message)  # code, a shape
+    broken = [code for code in kept_whole if "\n" in code]
+    assert not broken, f"code or a shape broken across lines: {broken}"
+
+
+def test_checkers_leave_the_global_seed_alone(capsys):
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    for checker in CHECKERS:
+        checker(CORRECT[checker])
+    assert torch.equal(torch.rand(3), expected)
+    assert capsys.readouterr().out.count("\n") == len(CHECKERS)
