@@ -3,17 +3,17 @@
 Every chapter of the book imports its model parts from here, and ``tests/`` proves
 them against PyTorch's own modules. One concept lives in one module:
 
-==================  ====================================================  =========
-module              what it holds                                          chapter
-==================  ====================================================  =========
-``masks``           padding and causal (subsequent) masks                  6
-``attention``       scaled dot-product attention, multi-head attention     3-5
-``positional``      sinusoidal positional encoding                         7
-``layers``          embeddings, feed-forward, residual+norm, enc/dec layers 8-9
-``model``           the full encoder-decoder ``Transformer``               1, 9
-``draw``            figures computed from tensors                          all
-``exercises``       auto-checkers for the end-of-chapter exercises         2-4
-==================  ====================================================  =========
+==================  ========================================================  =========
+module              what it holds                                             chapter
+==================  ========================================================  =========
+``masks``           padding and causal (subsequent) masks                     6
+``attention``       scaled dot-product attention, multi-head attention        3-5
+``positional``      sinusoidal positional encoding                            7
+``layers``          embeddings, feed-forward, residual+norm, enc/dec layers   8-9
+``model``           the full encoder-decoder ``Transformer``                  1, 9
+``draw``            figures computed from tensors                             all
+``exercises``       auto-checkers for the end-of-chapter exercises            2-4
+==================  ========================================================  =========
 
 Shape letters used in every docstring and shape comment:
 

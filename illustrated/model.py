@@ -75,11 +75,12 @@ class ModelConfig:
 
 
 class Encoder(nn.Module):
-    """A stack of ``N`` identical :class:`EncoderLayer` s (each with its own weights).
+    """A stack of ``N`` identical encoder layers (:class:`~illustrated.layers.EncoderLayer`),
+    each with its own weights.
 
     Args:
         N: number of layers (6 in the paper).
-        d_model, h, d_ff, dropout, norm_first: as :class:`EncoderLayer`.
+        d_model, h, d_ff, dropout, norm_first: as :class:`~illustrated.layers.EncoderLayer`.
     """
 
     def __init__(self, N: int, d_model: int, h: int, d_ff: int, dropout: float = 0.1,
@@ -102,7 +103,8 @@ class Encoder(nn.Module):
 
 
 class Decoder(nn.Module):
-    """A stack of ``N`` :class:`DecoderLayer` s; every layer reads the same ``memory``.
+    """A stack of ``N`` decoder layers (:class:`~illustrated.layers.DecoderLayer`); every layer
+    reads the same ``memory``.
 
     Args: as :class:`Encoder`.
     """
@@ -119,7 +121,8 @@ class Decoder(nn.Module):
     def forward(self, x: torch.Tensor, memory: torch.Tensor,
                 src_mask: torch.Tensor | None = None,
                 tgt_mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Args: x ``(B, T, D)``; memory ``(B, S, D)``; masks as :class:`DecoderLayer`.
+        """Args: x ``(B, T, D)``; memory ``(B, S, D)``; masks as
+        :class:`~illustrated.layers.DecoderLayer`.
         Returns: ``(B, T, D)``."""
         for layer in self.layers:
             x = layer(x, memory, src_mask, tgt_mask)  # (B, T, D)

@@ -36,7 +36,10 @@ def main() -> int:
         if "execute_notebooks: cache" not in config:
             sys.exit("_config.yml must say `execute_notebooks: cache` for --check to switch it off")
         check_config = BUILD / "_config.check.yml"
-        check_config.write_text(config.replace("execute_notebooks: cache", "execute_notebooks: \"off\""))
+        config = config.replace("execute_notebooks: cache", "execute_notebooks: \"off\"")
+        # local_extensions paths are relative to the config file: this copy is in _build/.
+        config = config.replace("autodoc_constants: scripts", f"autodoc_constants: {ROOT / 'scripts'}")
+        check_config.write_text(config)
         rc = jupyter_book("--config", str(check_config), "-W", "-n", "--keep-going")
     index = BUILD / "html" / "index.html"
     if rc == 0 and index.is_file():
