@@ -34,8 +34,12 @@ nbval: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest -q -n $(JOBS) --dist loadscope -p no:randomly \
 	  --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters
 
+# The strict build, then static checks of the built site (scripts/check_site.py); both
+# run and report even if the first fails.
 book-check: $(STAMP)
-	$(PY) scripts/build_book.py --check
+	@$(PY) scripts/build_book.py --check; build=$$?; \
+	  $(PY) scripts/check_site.py; site=$$?; \
+	  test $$build -eq 0 && test $$site -eq 0
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab

@@ -1,0 +1,200 @@
+"""Static checks of the built website, run by `make book-check` after the strict build.
+
+    python scripts/check_site.py [_build/html]
+
+A strict Sphinx build catches broken references, not pages that build cleanly and read
+wrongly. Rules, each named in its messages:
+
+api          The API page (appendix/api.html) renders, for every module it lists with
+             `automodule`, a signature (a `dt.sig` with the object's full name as id) for
+             each public name: the module's `__all__`, or else every function and class it
+             defines whose name has no leading underscore.
+raw-rst      No page shows reStructuredText as text (`.. py:class::`, `:param x:`, ...),
+             which is what autodoc output looks like when it is parsed as Markdown; on the
+             API page, no `=====` table borders either.
+glue-quotes  No glued value reads as a quoted string (‘7’, '44,304'): gluing a Python str
+             pastes its repr. Glue the number, or format it in the markdown.
+solutions    After a page's "Exercises" heading every code cell sits inside a solution,
+             and every solution is a dropdown, so a closed solution hides its code and
+             output (the gated form, `{solution-start}` ... `{solution-end}`).
+
+Every offender is printed as `page: rule: detail`, then a summary; the exit code is 1 if
+there is any. Run from the repository's root: the API rule imports `illustrated` from it.
+"""
+import argparse
+import importlib
+import inspect
+import re
+import sys
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parent.parent
+API_PAGE = "appendix/api.html"
+API_SOURCE = ROOT / "appendix" / "api.md"
+QUOTES = "'\"‘’“”"
+RAW_RST = re.compile(r"\.\. (?:py:\w+|auto\w+)::|:param \w|:returns?:|:rtype:")
+TABLE_BORDER = re.compile(r"={5,}")
+AUTOMODULE = re.compile(r"^\s*(?:\.\. automodule::|```\{automodule\})\s*(\S+)", re.M)
+EXERCISES = re.compile(r"^(?:[\d.]+\s*)?Exercises$")
+
+
+def soup(html: str) -> BeautifulSoup:
+    return BeautifulSoup(html, "html.parser")
+
+
+def page_text(doc: BeautifulSoup) -> str:
+    """The text a reader sees: no scripts or styles (comments are never text)."""
+    body = doc.body or doc
+    for tag in body.find_all(["script", "style"]):
+        tag.decompose()
+    return body.get_text("\n")
+
+
+def check_raw_rst(page: str, doc: BeautifulSoup) -> list[str]:
+    text = page_text(doc)
+    problems = []
+    for line in text.splitlines():
+        if RAW_RST.search(line) or (page == API_PAGE and TABLE_BORDER.search(line)):
+            problems.append(f"{page}: raw-rst: {line.strip()[:100]}")
+    return problems
+
+
+# ---------------------------------------------------------------- api
+def api_modules(source: str) -> list[str]:
+    """Modules the API page's source documents with automodule, in order."""
+    return AUTOMODULE.findall(source)
+
+
+def public_names(module) -> list[str]:
+    """``__all__`` if the module has one, else the functions and classes it defines."""
+    if hasattr(module, "__all__"):
+        return list(module.__all__)
+    return [
+        name for name, obj in vars(module).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(obj) or inspect.isclass(obj))
+        and obj.__module__ == module.__name__
+    ]
+
+
+def check_api(page: str, doc: BeautifulSoup, expected: dict[str, list[str]]) -> list[str]:
+    """``expected`` maps each module on the page to its public names."""
+    if not expected:
+        return [f"{page}: api: the page's source documents no module with automodule"]
+    rendered = {dt.get("id") for dt in doc.select("dt.sig") if dt.get("id")}
+    return [
+        f"{page}: api: no rendered signature for {module}.{name}"
+        for module, names in expected.items()
+        for name in names
+        if f"{module}.{name}" not in rendered
+    ]
+
+
+def expected_api(source: str) -> dict[str, list[str]]:
+    if str(ROOT) not in sys.path[:1]:
+        sys.path.insert(0, str(ROOT))  # this checkout's package, not another install
+    return {name: public_names(importlib.import_module(name)) for name in api_modules(source)}
+
+
+# ---------------------------------------------------------------- glue
+def pasted_values(doc: BeautifulSoup) -> list:
+    """Elements MyST-NB pasted from a `glue`: inline roles (`{glue}`, `{glue:text}`) render
+    as span.output / span.pasted-text; a `{glue}` block renders as .output outside a cell."""
+    inline = doc.select("span.pasted-text, span.output")
+    blocks = [el for el in doc.select("div.output") if not el.find_parent("div", class_="cell")]
+    return inline + blocks
+
+
+def check_glue_quotes(page: str, doc: BeautifulSoup) -> list[str]:
+    problems = []
+    for el in pasted_values(doc):
+        text = el.get_text().strip()
+        if len(text) >= 2 and text[0] in QUOTES and text[-1] in QUOTES:
+            context = el.parent.get_text(" ", strip=True) if el.parent else ""
+            problems.append(f"{page}: glue-quotes: pasted {text} in \"{shorten(context, text)}\"")
+    return problems
+
+
+def shorten(context: str, text: str, width: int = 40) -> str:
+    """``context`` cut to ``width`` characters either side of ``text``."""
+    context = " ".join(context.split())
+    at = context.find(text)
+    if at < 0:
+        return context[: 2 * width]
+    start, end = max(0, at - width), at + len(text) + width
+    return ("…" if start else "") + context[start:end] + ("…" if end < len(context) else "")
+
+
+# ---------------------------------------------------------------- solutions
+def heading_text(h) -> str:
+    return " ".join(h.get_text(" ", strip=True).replace("#", " ").split())
+
+
+def first_source_line(cell) -> str:
+    code = cell.select_one("div.cell_input pre")
+    lines = [line for line in (code.get_text() if code else "").splitlines() if line.strip()]
+    return lines[0].strip() if lines else "(a cell whose source is not shown)"
+
+
+def check_solutions(page: str, doc: BeautifulSoup) -> list[str]:
+    problems = []
+    for solution in doc.select("div.solution"):
+        if "dropdown" not in solution.get("class", []):
+            title = solution.select_one(".admonition-title")
+            name = title.get_text(" ", strip=True) if title else "a solution"
+            problems.append(f"{page}: solutions: \"{name}\" is not a dropdown "
+                            "(add `:class: dropdown`)")
+    headings = [h for h in doc.find_all(["h1", "h2", "h3"]) if EXERCISES.match(heading_text(h))]
+    if not headings:
+        return problems
+    for cell in headings[0].find_all_next("div", class_="cell"):
+        box = cell.find_parent("div", class_="solution")
+        if box is None or "dropdown" not in box.get("class", []):
+            problems.append(f"{page}: solutions: code cell after Exercises outside a closed "
+                            f"solution: {first_source_line(cell)}")
+    return problems
+
+
+# ---------------------------------------------------------------- main
+def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
+    pages = sorted(p for p in html_dir.rglob("*.html") if "_static" not in p.parts)
+    if not pages:
+        return [f"{html_dir}: no HTML pages: build the book first"]
+    problems = []
+    for path in pages:
+        page = path.relative_to(html_dir).as_posix()
+        doc = soup(path.read_text(encoding="utf-8"))
+        problems += check_glue_quotes(page, doc)
+        problems += check_solutions(page, doc)
+        if page == API_PAGE:
+            source = api_source
+            if source is None:
+                source = API_SOURCE.read_text(encoding="utf-8")
+            problems += check_api(page, doc, expected_api(source))
+        problems += check_raw_rst(page, doc)  # last: it strips scripts from doc
+    if not (html_dir / API_PAGE).is_file():
+        problems.append(f"{API_PAGE}: api: the page was not built")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Static checks of the built website.")
+    parser.add_argument("html_dir", nargs="?", type=Path, default=ROOT / "_build" / "html")
+    html_dir = parser.parse_args().html_dir
+    problems = check_site(html_dir)
+    for problem in problems:
+        print(problem)
+    pages = len([p for p in html_dir.rglob("*.html") if "_static" not in p.parts])
+    if problems:
+        print(f"Site checks: {len(problems)} problem(s) in {html_dir} "
+              "(rules: see scripts/check_site.py).")
+        return 1
+    print(f"Site checks (API page, raw rST, glued quotes, closed solutions): "
+          f"{pages} pages, 0 problems.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
