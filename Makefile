@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine (they create .venv and install first):
 #   make book   build the website into _build/html
-#   make test   unit tests + every notebook under nbval + a strict (0-warning) book build
+#   make test   unit tests + every notebook under nbval + a strict (0-warning) book build +
+#               static checks of the built site
 # and, for people working on the book:
 #   make lab                          JupyterLab from the same .venv
 #   make notebooks [NB=chapters/x.ipynb]  re-execute chapters in place, in a fresh kernel
@@ -10,33 +11,50 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NB     ?= chapters/*.ipynb
 JOBS   ?= 2
+PIP    := $(PY) -m pip install --quiet --disable-pip-version-check
+
+# nbval: every chapter's committed outputs must come out again (--dist loadscope keeps
+# each notebook in one worker, in order).
+NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q -n $(JOBS) --dist loadscope -p no:randomly \
+	--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters
+# Which kernels and how many threads torch uses under the current environment.
+TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capability(), \
+	'kernels,', torch.get_num_threads(), 'thread(s)')"
 
 .PHONY: book test unit nbval book-check lab notebooks clean install
 
 install: $(STAMP)
 
 $(STAMP): requirements.txt pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@test -x $(PY) || { echo "Creating the virtual environment $(VENV) ..."; \
+	  $(PYTHON) -m venv $(VENV); }
+	@echo "Installing the pinned packages into $(VENV)" \
+	  "(on the first run this takes about 2 minutes) ..."
+	@start=$$(date +%s) && \
+	  $(PIP) -r requirements.txt && \
+	  $(PIP) --no-deps --no-build-isolation -e . && \
+	  echo "Installed in $$(( $$(date +%s) - start )) s."
 	@touch $(STAMP)
 
 book: $(STAMP)
-	$(PY) scripts/build_book.py
+	@$(PY) scripts/build_book.py
 
+# -k: every stage runs and reports, even after one has failed (make still exits non-zero).
 test: $(STAMP)
-	$(MAKE) --no-print-directory unit nbval book-check
+	@$(MAKE) --no-print-directory -k unit nbval book-check
 
 unit: $(STAMP)
-	$(PY) -m pytest -q -n $(JOBS) tests
+	@echo "== Unit tests (tests/) =="
+	@$(PY) -m pytest -q -n $(JOBS) tests
 
 nbval: $(STAMP)
-	MPLBACKEND=Agg $(PY) -m pytest -q -n $(JOBS) --dist loadscope -p no:randomly \
-	  --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters
+	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
+	@$(NBVAL)
 
 # The strict build, then static checks of the built site (scripts/check_site.py); both
 # run and report even if the first fails.
 book-check: $(STAMP)
+	@echo "== Strict book build, then static checks of the site =="
 	@$(PY) scripts/build_book.py --check; build=$$?; \
 	  $(PY) scripts/check_site.py; site=$$?; \
 	  test $$build -eq 0 && test $$site -eq 0

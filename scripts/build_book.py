@@ -1,50 +1,186 @@
-"""Build the website with Jupyter Book.
+"""Build the website with Jupyter Book, printing only what a reader needs.
 
-    python scripts/build_book.py           # `make book`: executes changed notebooks (cache)
-    python scripts/build_book.py --check   # `make test`: from a clean _build, notebooks not
-                                           # re-executed (nbval has just proven their committed
-                                           # outputs), -W -n --keep-going: any warning fails
+    python scripts/build_book.py           # `make book`
+    python scripts/build_book.py --check   # `make book-check`, a stage of `make test`
 
-The check build writes a copy of _config.yml with ``execute_notebooks: off`` next to it
-(in _build/), so the real config stays the one a reader uses.
+`make book` first executes the chapter notebooks that changed since the last build, one
+line per chapter ("... executed in 10.1 s", or "... cached" when unchanged), into Jupyter
+Book's execution cache (_build/.jupyter_cache, the one `execute_notebooks: cache` reads).
+Sphinx then renders the pages from that cache without printing its progress (`-q`); its
+warnings and errors still print, and fail the build as before. The last line says where
+the book is.
+
+Why the chapters are executed here rather than by MyST-NB during the Sphinx build: MyST-NB
+starts its kernels with jupyter_client's defaults (plain TCP) and offers no way to
+configure them, so ipykernel printed "Kernel is running over TCP without encryption ..."
+once per chapter. scripts/execute_notebooks.py starts them with CurveZMQ encryption, and
+`make notebooks` and `make book` now execute chapters the same way. A page that this
+script does not execute (not an .ipynb listed in _toc.yml) is still executed by MyST-NB.
+
+`--check`: from a clean _build, notebooks not re-executed (nbval has just proven their
+committed outputs), `-W -n --keep-going`: any warning fails. It builds with a copy of
+_config.yml in _build/ that says `execute_notebooks: "off"`, so the real config stays the
+one a reader uses.
 """
 import argparse
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
+
+import nbformat
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "_build"
+CACHE = BUILD / ".jupyter_cache"  # where Jupyter Book puts it: <output>/.jupyter_cache
+INDEX = BUILD / "html" / "index.html"
+# The `execute:` keys of _config.yml that execute_chapters() follows; any other key would
+# change how MyST-NB executes, so it must be taught here first.
+KNOWN_EXECUTE_KEYS = {"execute_notebooks", "timeout", "allow_errors", "raise_on_error"}
+PROBLEM = re.compile(r"(?:^|: )(WARNING|ERROR|SEVERE|CRITICAL):")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def jupyter_book(*args: str) -> int:
+def load_config() -> dict:
+    return yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+
+
+def toc_notebooks() -> list[Path]:
+    """The .ipynb files listed in _toc.yml, in reading order."""
+    def files(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                yield node["file"]
+            for value in node.values():
+                yield from files(value)
+        elif isinstance(node, list):
+            for item in node:
+                yield from files(item)
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    paths = (ROOT / (name + ".ipynb") for name in files(toc))
+    return [p for p in paths if p.is_file()]
+
+
+def execute_chapters(execute: dict) -> bool:
+    """Execute every changed chapter into the cache, one line each. False if one fails."""
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    from execute_notebooks import prepare_environment, run_notebook
+
+    unknown = sorted(set(execute) - KNOWN_EXECUTE_KEYS)
+    if unknown:
+        sys.exit(f"scripts/build_book.py does not know the _config.yml setting(s) "
+                 f"execute.{unknown}: teach execute_chapters() what they mean first")
+    prepare_environment()
+    cache = get_cache(str(CACHE))
+    for path in toc_notebooks():
+        name = path.relative_to(ROOT).as_posix()
+        # Read exactly as MyST-NB does, so that its cache lookup finds what we store.
+        nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=nbformat.NO_CONVERT)
+        try:
+            cache.match_cache_notebook(nb)
+            print(f"{name} ... cached")
+            continue
+        except KeyError:
+            pass
+        print(f"{name} ... ", end="", flush=True)
+        try:
+            seconds = run_notebook(nb, path.parent, execute.get("timeout", 30),
+                                   allow_errors=execute.get("allow_errors", False))
+        except (CellExecutionError, CellTimeoutError) as error:
+            print("failed", flush=True)
+            print(f"\n{error}\n{name} failed (above); the website was not built.", file=sys.stderr)
+            return False
+        cache.add_nb_to_project(str(path))
+        bundle = CacheBundleIn(nb, str(path), data={"execution_seconds": seconds})
+        cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
+        print(f"executed in {seconds:.1f} s")
+    return True
+
+
+def jupyter_book(*args: str) -> tuple[int, int]:
+    """Run `jupyter-book build -q`; show its warnings and errors as they come.
+
+    Returns (exit code, number of warning and error messages). Jupyter Book's own banner
+    on stdout is shown only if the build fails.
+    """
     exe = Path(sys.executable).with_name("jupyter-book")
-    return subprocess.call([str(exe), "build", str(ROOT), *args], cwd=ROOT)
+    problems = 0
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as banner:
+        proc = subprocess.Popen([str(exe), "build", str(ROOT), "-q", *args], cwd=ROOT,
+                                stdout=banner, stderr=subprocess.PIPE, text=True)
+        for line in proc.stderr:
+            sys.stderr.write(line)
+            problems += bool(PROBLEM.search(ANSI.sub("", line)))
+        rc = proc.wait()
+        if rc != 0:
+            banner.seek(0)
+            sys.stderr.write(banner.read())
+    return rc, problems
+
+
+def check_config() -> Path:
+    """A copy of _config.yml for the strict build: no execution, paths still right."""
+    config = load_config()
+    if config.get("execute", {}).get("execute_notebooks") != "cache":
+        sys.exit("_config.yml must say `execute_notebooks: cache` (readers' builds); "
+                 "--check switches it off itself")
+    config["execute"]["execute_notebooks"] = "off"
+    # Relative to the config file's folder: make them absolute, the copy lives in _build/.
+    local = config.get("sphinx", {}).get("local_extensions") or {}
+    for name, folder in local.items():
+        local[name] = str((ROOT / folder).resolve())
+    path = BUILD / "_config.check.yml"
+    path.write_text("# Written by scripts/build_book.py --check; edit _config.yml instead.\n"
+                    + yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def build() -> int:
+    config = load_config()
+    execute = config.get("execute", {})
+    if execute.get("execute_notebooks") == "cache":
+        print("Executing the chapters changed since the last build "
+              "(all of them, from a clean build: 1 to 2 minutes):", flush=True)
+        if not execute_chapters(execute):
+            return 1
+    print("Building the website ...", flush=True)
+    rc, problems = jupyter_book()
+    if rc != 0 or not INDEX.is_file():
+        print(f"The build failed ({problems} warning/error messages above).", file=sys.stderr)
+        return rc or 1
+    if problems:
+        print(f"Built with {problems} warning(s), above.")
+    print(f"\nThe book is at {INDEX}  (open it in a browser)")
+    return 0
+
+
+def check() -> int:
+    start = time.perf_counter()
+    shutil.rmtree(BUILD, ignore_errors=True)
+    BUILD.mkdir()
+    rc, problems = jupyter_book("--config", str(check_config()), "-W", "-n", "--keep-going")
+    seconds = time.perf_counter() - start
+    if rc != 0:
+        print(f"Strict build failed: {problems} warning/error messages above "
+              f"({seconds:.0f} s).", file=sys.stderr)
+        return rc
+    print(f"Strict build (-W -n --keep-going, committed outputs): 0 warnings, "
+          f"{seconds:.0f} s.")
+    return 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="strict build, no execution")
-    check = parser.parse_args().check
-    if not check:
-        rc = jupyter_book()
-    else:
-        shutil.rmtree(BUILD, ignore_errors=True)
-        BUILD.mkdir()
-        config = (ROOT / "_config.yml").read_text(encoding="utf-8")
-        if "execute_notebooks: cache" not in config:
-            sys.exit("_config.yml must say `execute_notebooks: cache` for --check to switch it off")
-        check_config = BUILD / "_config.check.yml"
-        config = config.replace("execute_notebooks: cache", "execute_notebooks: \"off\"")
-        # local_extensions paths are relative to the config file: this copy is in _build/.
-        config = config.replace("autodoc_constants: scripts", f"autodoc_constants: {ROOT / 'scripts'}")
-        check_config.write_text(config)
-        rc = jupyter_book("--config", str(check_config), "-W", "-n", "--keep-going")
-    index = BUILD / "html" / "index.html"
-    if rc == 0 and index.is_file():
-        print(f"\nThe book is at {index}  (open it in a browser)")
-    return rc
+    return check() if parser.parse_args().check else build()
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ Use it after changing the `illustrated` package or a chapter, then commit the no
 `make test` (nbval) checks that the committed outputs are what a fresh run produces.
 The kernel is this interpreter's (the project's .venv), so outputs never depend on
 whatever Jupyter kernels a machine happens to have installed.
+
+`run_notebook` is also what `make book` (scripts/build_book.py) executes chapters with.
 """
 import argparse
 import os
@@ -15,23 +17,59 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
+
+
+def kernel_config() -> Config:
+    """Kernels talk to us over CurveZMQ-encrypted sockets.
+
+    jupyter_client starts kernels over plain TCP on 127.0.0.1 unless its kernel manager is
+    told to provision CurveZMQ keys (``transport_encryption``, off by default), and
+    ipykernel then logs "Kernel is running over TCP without encryption ... susceptible to
+    eavesdropping" for every kernel. "auto" encrypts whenever the kernelspec declares
+    support (ipykernel's does) and pyzmq has libsodium; otherwise it falls back to plain
+    TCP, as before.
+    """
+    config = Config()
+    config.KernelManager.transport_encryption = "auto"
+    return config
+
+
+def prepare_environment() -> None:
+    """The kernel is this interpreter's; figures use the inline backend unless told otherwise."""
+    # ipykernel's "python3" kernel runs sys.executable; make sure it is this venv's.
+    os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+
+
+def run_notebook(nb: nbformat.NotebookNode, cwd: Path, timeout: int,
+                 allow_errors: bool = False) -> float:
+    """Execute ``nb`` in place in a fresh kernel started in ``cwd``; return the seconds taken.
+
+    Raises nbclient's ``CellExecutionError`` (which shows the failing cell and its
+    traceback) unless ``allow_errors``.
+    """
+    start = time.perf_counter()
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        allow_errors=allow_errors,
+        record_timing=False,  # no timestamps in cell metadata: re-running leaves no diff
+        kernel_name="python3",
+        resources={"metadata": {"path": str(cwd)}},
+        config=kernel_config(),
+    )
+    client.execute()
+    return time.perf_counter() - start
 
 
 def execute(path: Path, timeout: int) -> float:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)  # timestamps of an earlier run
-    start = time.perf_counter()
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        record_timing=False,  # no timestamps in cell metadata: re-running leaves no diff
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    client.execute()
+    seconds = run_notebook(nb, path.parent, timeout)
     nbformat.write(nb, path)
-    return time.perf_counter() - start
+    return seconds
 
 
 def main() -> int:
@@ -39,9 +77,7 @@ def main() -> int:
     parser.add_argument("notebooks", nargs="+", type=Path)
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     args = parser.parse_args()
-    # ipykernel's "python3" kernel runs sys.executable; make sure it is this venv's.
-    os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
-    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    prepare_environment()
     for path in args.notebooks:
         seconds = execute(path, args.timeout)
         print(f"{path}: executed in {seconds:.1f} s")
