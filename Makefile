@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine (they create .venv and install first):
 #   make book   build the website into _build/html
-#   make test   unit tests + every notebook under nbval + a strict (0-warning) book build +
-#               static checks of the built site
+#   make test   unit tests + every notebook under nbval, twice (two CPU kernel paths) +
+#               a strict (0-warning) book build + static checks of the built site
 # and, for people working on the book:
 #   make lab                          JupyterLab from the same .venv
 #   make notebooks [NB=chapters/x.ipynb]  re-execute chapters in place, in a fresh kernel
@@ -17,11 +17,15 @@ PIP    := $(PY) -m pip install --quiet --disable-pip-version-check
 # each notebook in one worker, in order).
 NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q -n $(JOBS) --dist loadscope -p no:randomly \
 	--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters
+# A second CPU path for nbval: torch's portable kernels instead of this CPU's vectorised
+# ones (AVX2/AVX-512), and one thread instead of several (another reduction order). The
+# kernels nbval starts inherit these variables.
+PORTABLE := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 # Which kernels and how many threads torch uses under the current environment.
 TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capability(), \
 	'kernels,', torch.get_num_threads(), 'thread(s)')"
 
-.PHONY: book test unit nbval book-check lab notebooks clean install
+.PHONY: book test unit nbval nbval-portable book-check lab notebooks clean install
 
 install: $(STAMP)
 
@@ -41,7 +45,7 @@ book: $(STAMP)
 
 # -k: every stage runs and reports, even after one has failed (make still exits non-zero).
 test: $(STAMP)
-	@$(MAKE) --no-print-directory -k unit nbval book-check
+	@$(MAKE) --no-print-directory -k unit nbval nbval-portable book-check
 
 unit: $(STAMP)
 	@echo "== Unit tests (tests/) =="
@@ -50,6 +54,10 @@ unit: $(STAMP)
 nbval: $(STAMP)
 	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
 	@$(NBVAL)
+
+nbval-portable: $(STAMP)
+	@echo "== Notebooks under nbval again: torch on $$($(PORTABLE) $(TORCH_PATH)) =="
+	@$(PORTABLE) $(NBVAL)
 
 # The strict build, then static checks of the built site (scripts/check_site.py); both
 # run and report even if the first fails.
