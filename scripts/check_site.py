@@ -52,12 +52,15 @@ def page_text(doc: BeautifulSoup) -> str:
     return body.get_text("\n")
 
 
-def check_raw_rst(page: str, doc: BeautifulSoup) -> list[str]:
-    text = page_text(doc)
-    problems = []
-    for line in text.splitlines():
-        if RAW_RST.search(line) or (page == API_PAGE and TABLE_BORDER.search(line)):
-            problems.append(f"{page}: raw-rst: {line.strip()[:100]}")
+def check_raw_rst(page: str, doc: BeautifulSoup, shown: int = 5) -> list[str]:
+    """The first ``shown`` raw lines of a page, then how many more there are."""
+    lines = [
+        line.strip() for line in page_text(doc).splitlines()
+        if RAW_RST.search(line) or (page == API_PAGE and TABLE_BORDER.search(line))
+    ]
+    problems = [f"{page}: raw-rst: {line[:100]}" for line in lines[:shown]]
+    if len(lines) > shown:
+        problems.append(f"{page}: raw-rst: ... and {len(lines) - shown} more such lines")
     return problems
 
 

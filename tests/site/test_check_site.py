@@ -54,6 +54,13 @@ def test_raw_rst_fails_on_autodoc_output_parsed_as_markdown():
     assert all(p.startswith(f"{API}: raw-rst: ") for p in problems)
 
 
+def test_raw_rst_shows_the_first_lines_then_a_count():
+    body = "".join(f"<p>:param x{i}: a parameter</p>" for i in range(8))
+    problems = run(check_site.check_raw_rst, body)
+    assert len(problems) == 6
+    assert problems[-1] == f"{CHAPTER}: raw-rst: ... and 3 more such lines"
+
+
 @pytest.mark.parametrize("text", [".. automodule:: illustrated.masks", ":returns: the mask",
                                   ".. autofunction:: f", ":rtype: Tensor"])
 def test_raw_rst_fails_on_any_page(text):
