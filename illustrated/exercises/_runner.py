@@ -17,7 +17,7 @@ import torch
 _TOL = {torch.float64: (1e-7, 1e-7), torch.float32: (1e-5, 1e-5)}
 _LOOSE = 100  # a planted mistake "matches" within 100x that tolerance
 _LARGE = 80.0  # exp(80) is near float32's limit (e^88.7): a naive softmax overflows above
-_WIDTH = 88  # the book's output boxes cut longer lines off
+_WIDTH = 64  # the book's output boxes inside a solution show about 65 characters
 _NO_BREAK = "\0"  # stands in for a space that wrapping must not break at
 _UNBREAKABLE = re.compile(r"`[^`]*`|\w+ \([\d, ]*\)")  # `code`, and a name with its shape
 
@@ -197,7 +197,8 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
             hint = _DTYPE
         problem = _problem(gots, wants)
         raise _failure(checker, where, f"{problem}.", hint or general_hint)
-    print(f"✓ {checker}: {success.format(n=len(cases))}")
+    line = f"✓ {checker}: {success.format(n=len(cases))}"
+    print(textwrap.fill(line, _WIDTH, subsequent_indent="  ", break_long_words=False))
 
 
 _DTYPE = ("keep the inputs' dtype: a tensor you create inside (`torch.tensor(...)`, "

@@ -6,14 +6,20 @@ import pytest
 import torch
 
 HINT = r"\nHint: it looks like "  # every diagnosed mistake starts its hint like this
-MAX_LINE = 90  # the checkers wrap at 88 characters; the book's output boxes cut longer lines
+MAX_LINE = 68  # the checkers wrap at 64 characters; the book's output boxes cut longer lines
 
 
 def assert_one_line(capsys, checker) -> str:
+    """A success: one message, wrapped to fit the book's output boxes; returned unwrapped
+    (on one line, ending with a newline)."""
     out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
     assert out.startswith(f"✓ {checker.__name__}: your "), out
-    return out
+    assert out.endswith("\n") and not out.endswith("\n\n"), out
+    too_long = [line for line in out.splitlines() if len(line) > MAX_LINE]
+    assert not too_long, f"lines longer than {MAX_LINE} characters: {too_long}"
+    continued = out.splitlines()[1:]
+    assert all(line.startswith("  ") for line in continued), out  # one message, indented
+    return " ".join(out.split()) + "\n"
 
 
 def assert_layout(message: str, checker) -> None:

@@ -64,7 +64,11 @@ def test_check_soft_lookup_names_the_mistake(fn, hint):
     assert_fails(check_soft_lookup, fn, hint)
 
 
+def lookup_no_temperature(q, k, v):  # a learner's function named as a learner names it
+    return torch.softmax(k @ q, -1) @ v
+
+
 def test_check_soft_lookup_without_temperature_parameter():
-    assert_fails(check_soft_lookup, lambda q, k, v: torch.softmax(k @ q, -1) @ v,
+    assert_fails(check_soft_lookup, lookup_no_temperature,
                  r"on test 'temperature 0\.5' \(.*temperature=0\.5.*\): your function raised "
                  r"TypeError")

@@ -116,7 +116,7 @@ PLANTED = [  # every planted mistake of every checker: (checker, wrong function)
 
 @pytest.mark.parametrize("checker, fn", PLANTED)
 def test_no_line_of_a_failure_message_is_too_long_for_the_book(checker, fn):
-    """The book's output boxes cut long lines: wrapped at 88, never inside `code`."""
+    """The book's output boxes cut long lines: wrapped at 64, never inside `code`."""
     with pytest.raises(AssertionError) as info:
         checker(fn)
     message = str(info.value)
@@ -137,4 +137,4 @@ def test_checkers_leave_the_global_seed_alone(capsys):
     for checker in CHECKERS:
         checker(CORRECT[checker])
     assert torch.equal(torch.rand(3), expected)
-    assert capsys.readouterr().out.count("\n") == len(CHECKERS)
+    assert capsys.readouterr().out.count("✓ ") == len(CHECKERS)  # one success each
