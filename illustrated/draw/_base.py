@@ -34,10 +34,17 @@ class _Figure(Figure):
     figure is never shown twice.
     """
 
-    def _repr_png_(self) -> bytes:
+    #: What the figure shows, in words, for readers who cannot see it (set by ``_finish``).
+    alt_text: str | None = None
+
+    def _repr_png_(self):
+        """The PNG, and with it the alt text as the output's metadata (``{"alt": ...}``),
+        which the notebook keeps next to the image."""
         buffer = io.BytesIO()
         self.savefig(buffer, format="png", bbox_inches="tight")
-        return buffer.getvalue()
+        if self.alt_text is None:
+            return buffer.getvalue()
+        return buffer.getvalue(), {"alt": self.alt_text}
 
 
 def _as_tensor(x, name: str) -> torch.Tensor:
@@ -64,8 +71,10 @@ def _check_labels(labels, n: int, name: str, what: str):
     return labels
 
 
-def _finish(fig: Figure) -> Figure:
-    """Give every text with CJK characters the bundled font, keeping its size and weight.
+def _finish(fig: Figure, alt: str | None = None) -> Figure:
+    """Give every text with CJK characters the bundled font, keeping its size and weight,
+    and record ``alt``, a sentence saying what the figure shows (which tensor, what its
+    axes are), as the figure's ``alt_text``.
 
     Set per text (``FontProperties`` with a file), never through rcParams: DejaVu Sans,
     matplotlib's default, has no CJK glyphs and would warn "Glyph ... missing".
@@ -75,6 +84,8 @@ def _finish(fig: Figure) -> Figure:
             props = text.get_fontproperties().copy()  # keeps size, weight and style
             props.set_file(str(_FONT_FILE))
             text.set_fontproperties(props)
+    if alt is not None:
+        fig.alt_text = str(alt)
     return fig
 
 
