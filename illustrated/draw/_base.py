@@ -89,6 +89,22 @@ def _finish(fig: Figure, alt: str | None = None) -> Figure:
     return fig
 
 
+def _listed(labels, limit: int = 8) -> str:
+    """Labels for an alt text: "a, b and c", the first ``limit`` then "and N more"."""
+    labels = [str(label) for label in labels]
+    if len(labels) > limit:
+        return ", ".join(labels[:limit]) + f" and {len(labels) - limit} more"
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def _alt(what: str, title=None, *details) -> str:
+    """An alt sentence: ``what``, its title in quotes if any, then the non-empty details,
+    e.g. 'Heat map "Weights" of a 4 × 4 tensor; rows: queries 人, 工, 智 and 能.'"""
+    text = what + (f" titled “{' '.join(str(title).split())}”" if title else "")
+    parts = [d for d in details if d]
+    return text + ("; " + "; ".join(parts) if parts else "") + "."
+
+
 def _new_axes(figsize, ax=None):
     """A new constrained-layout figure with one axes, or ``ax`` and its figure."""
     if ax is not None:

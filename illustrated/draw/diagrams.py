@@ -24,7 +24,7 @@ PARTS = (
 )
 
 
-def _diagram(fig, bounds, scale=0.75, max_w=9.5, max_h=8.5) -> Figure:
+def _diagram(fig, bounds, alt: str, scale=0.75, max_w=9.5, max_h=8.5) -> Figure:
     """Size a diagram's figure to its drawing: ``bounds`` = (x0, x1, y0, y1) in data units."""
     x0, x1, y0, y1 = bounds
     scale = min(scale, max_w / (x1 - x0), max_h / (y1 - y0))  # inches per data unit
@@ -32,7 +32,7 @@ def _diagram(fig, bounds, scale=0.75, max_w=9.5, max_h=8.5) -> Figure:
     ax = fig.axes[0]
     ax.set(xlim=(x0, x1), ylim=(y0, y1), aspect="equal")
     ax.set_axis_off()
-    return _finish(fig)
+    return _finish(fig, alt=alt)
 
 
 def _blank():
@@ -98,7 +98,9 @@ def black_box(source="je suis étudiant", target="I am a student") -> Figure:
     ax.text(box_x + 3.9, 0, target, ha="left", va="center", fontsize=size, color=INK,
             style="italic")
     ax.text(box_x + 3.9 + w_tgt / 2, 0.45, "output", ha="center", fontsize=9, color=MUTED)
-    return _diagram(fig, (0, box_x + 4.2 + w_tgt, -0.9, 0.9), scale=scale, max_w=10)
+    alt = (f"Diagram: the input sentence “{source}” goes into one black box labelled "
+           f"Transformer, which outputs “{target}”.")
+    return _diagram(fig, (0, box_x + 4.2 + w_tgt, -0.9, 0.9), alt, scale=scale, max_w=10)
 
 
 def stack_diagram(n_layers=6, detail=False, highlight=None, show_io=True,
@@ -127,11 +129,25 @@ def stack_diagram(n_layers=6, detail=False, highlight=None, show_io=True,
         raise ValueError(f"unknown part highlight={highlight!r}; valid parts are: "
                          + ", ".join(repr(p) for p in PARTS))
     fig, ax = _blank()
-    if detail or highlight not in (None, "encoder", "decoder"):
+    detailed = detail or highlight not in (None, "encoder", "decoder")
+    if detailed:
         bounds = _detailed_layers(ax, n_layers, highlight, show_io, source, target)
     else:
         bounds = _stacks(ax, n_layers, highlight, show_io, source, target)
-    return _diagram(fig, bounds)
+    return _diagram(fig, bounds, _stack_alt(n_layers, detailed, highlight, show_io, source,
+                                            target))
+
+
+def _stack_alt(n, detailed, highlight, show_io, source, target) -> str:
+    """The alt text of stack_diagram()."""
+    inside = (" One encoder layer is opened: self-attention then feed-forward, each followed "
+              "by Add & Norm; one decoder layer: masked self-attention, encoder-decoder "
+              "attention and feed-forward; with embeddings, positional encoding and a final "
+              "linear layer and softmax." if detailed else "")
+    return (f"Diagram of the Transformer: a stack of {n} encoder layers on the left feeding a "
+            f"stack of {n} decoder layers on the right.{inside}"
+            + (f" The {highlight} part is highlighted." if highlight else "")
+            + (f" Input: “{source}”; output: “{target}”." if show_io else ""))
 
 
 def _stacks(ax, n, highlight, show_io, source, target):

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 from .._checks import check_positive_int
 from ._base import (_CELL_IN, _Figure, _as_tensor, _axes_inches, _check_labels, _clean,
-                    _finish, _fmt, _ink_on, _new_axes, _value_fontsize)
+                    _alt, _finish, _fmt, _listed, _ink_on, _new_axes, _value_fontsize)
 from .palette import INK, MUTED, SEQUENTIAL
 
 
@@ -45,7 +45,10 @@ def attention_heatmap(weights, query_labels=None, key_labels=None, title=None,
         ax.set_title(title, color=INK, fontsize=11)
     if colorbar:
         fig.colorbar(image, ax=ax, shrink=0.8, aspect=15, label="weight")
-    return _finish(fig)
+    return _finish(fig, alt=_alt(
+        f"Heat map of attention weights, {L} queries × {S} keys on a 0 to 1 colour scale",
+        title, _axes_alt(queries, keys),
+        "each weight printed in its cell" if show_values else ""))
 
 
 def _label_inches(labels) -> float:
@@ -121,7 +124,16 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
             ax.set_ylabel("")
     if title:
         fig.suptitle(title, color=INK, fontsize=12)
-    return _finish(fig)
+    return _finish(fig, alt=_alt(
+        f"{H} heat maps of attention weights side by side, one per head (head 1 to head "
+        f"{H}), each {L} queries × {S} keys on a 0 to 1 scale", title, _axes_alt(queries, keys)))
+
+
+def _axes_alt(queries, keys) -> str:
+    """What the rows and columns of a heat map are, for its alt text."""
+    rows = f"rows are the queries {_listed(queries)}" if queries else "rows are the queries"
+    cols = f"columns the keys {_listed(keys)}" if keys else "columns the keys"
+    return f"{rows}, {cols}"
 
 
 def _heads_weights(weights):

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from ._base import (_Figure, _as_tensor, _axes_inches, _check_labels, _finish, _fmt,
+from ._base import (_Figure, _as_tensor, _axes_inches, _check_labels, _alt, _finish, _fmt, _listed,
                     _new_axes, _value_fontsize)
 from .palette import INK, MUTED, SERIES, VALUE
 
@@ -61,7 +61,7 @@ def histograms(samples: dict, bins=50, title=None, xlabel=None, ax=None, layout=
         fig, ax = _new_axes((6.5, 3.8), ax)
         _overlaid_histograms(ax, data, stds, bins)
         _style(ax, title, xlabel, "count")
-        return _finish(fig)
+        return _finish(fig, alt=_histograms_alt(data, stds, "overlaid on one axes", title, xlabel))
     fig = _Figure(figsize=(min(10.0, 3.4 * len(data) + 0.4), 3.6), layout="constrained")
     axes = fig.subplots(1, len(data), squeeze=False).flat
     for i, (ax, (name, v)) in enumerate(zip(axes, data.items())):
@@ -70,7 +70,17 @@ def histograms(samples: dict, bins=50, title=None, xlabel=None, ax=None, layout=
         _style(ax, f"{name}\n(std {stds[name]:.3g})", xlabel, "count" if i == 0 else None)
     if title:
         fig.suptitle(title, color=INK, fontsize=12)
-    return _finish(fig)
+    return _finish(fig, alt=_histograms_alt(data, stds, "side by side, each with its own x scale",
+                                            title, xlabel))
+
+
+def _histograms_alt(data, stds, layout, title, xlabel) -> str:
+    """The alt text of histograms(): which samples, how many values, their spreads."""
+    samples = _listed([f"{name} ({v.numel()} values, std {stds[name]:.3g})"
+                       for name, v in data.items()])
+    return _alt(f"{len(data)} histogram{'s' * (len(data) > 1)} {layout}", title,
+                f"samples: {samples}", f"x axis: {xlabel}" if xlabel else "",
+                "y axis: count")
 
 
 def _overlaid_histograms(ax, data, stds, bins) -> None:
@@ -114,7 +124,10 @@ def bar_values(values, labels=None, title=None, ylabel=None, ax=None, fmt="{:.3f
     _style(ax, title, None, ylabel)
     ax.grid(axis="x", visible=False)
     ax.axhline(0, color=MUTED, linewidth=0.8)
-    return _finish(fig)
+    shown = _listed([f"{name} {text}" for name, text in
+                     zip(names, [_fmt(fmt, x) for x in v.tolist()])], limit=12)
+    return _finish(fig, alt=_alt(f"Bar chart of {n} values", title, f"bars: {shown}",
+                                 f"y axis: {ylabel}" if ylabel else ""))
 
 
 def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False, logy=False,
@@ -149,7 +162,12 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
     _log_axes(ax, xs, torch.cat(list(curves.values())), logx, logy)
     _style(ax, title, xlabel, ylabel)
     ax.legend(frameon=False, fontsize=9)
-    return _finish(fig)
+    scales = " and ".join(f"logarithmic {a}" for a, on in (("x", logx), ("y", logy)) if on)
+    return _finish(fig, alt=_alt(
+        f"Line plot of {len(curves)} curve{'s' * (len(curves) > 1)} over {xs.numel()} points",
+        title, f"curves: {_listed(list(curves))}",
+        f"x axis: {xlabel or 'x'} from {_fmt('{:.3g}', float(xs.min()))} to {_fmt('{:.3g}', float(xs.max()))}",
+        f"y axis: {ylabel}" if ylabel else "", f"{scales} scale" if scales else ""))
 
 
 def _log_axes(ax, xs, ys, logx, logy) -> None:

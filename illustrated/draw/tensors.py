@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from ._base import (_CELL_IN, _Figure, _as_tensor, _axes_inches, _check_labels, _clean,
-                    _draw_cells, _finish, _fmt, _ink_on, _new_axes, _norm, _value_fontsize)
+                    _alt, _draw_cells, _finish, _fmt, _listed, _ink_on, _new_axes, _norm, _value_fontsize)
 from .palette import (DIVERGING, EMBEDDING, INK, KEY, MUTED, OUTPUT, PAPER, QUERY,
                       SEQUENTIAL, VALUE)
 
@@ -69,7 +69,11 @@ def tensor_cells(x, row_labels=None, col_labels=None, title=None, show_values=Tr
         ax.set_title(title, color=INK, fontsize=11)
     if colorbar:
         fig.colorbar(ScalarMappable(norm, cmap), ax=ax, shrink=0.8, aspect=15)
-    return _finish(fig)
+    shape = f"a vector of {C} numbers" if t.dim() == 1 else f"a {R} × {C} matrix"
+    return _finish(fig, alt=_alt(
+        f"Grid of coloured boxes, one per number of {shape} (colour shows the value)", title,
+        f"rows: {_listed(rows)}" if rows else "", f"columns: {_listed(cols)}" if cols else "",
+        "each value printed in its box" if size else ""))
 
 
 def _cell_ticks(ax, rows, cols, R, C, wide) -> None:
@@ -125,7 +129,12 @@ def matmul_figure(a, b, c=None, names=("X", "W^Q", "Q"), row_labels=None, show_v
     _clean(ax)
     if title:
         ax.set_title(title, color=INK, fontsize=11)
-    return _finish(fig)
+    return _finish(fig, alt=_alt(
+        "Matrix product " + " × ".join(f"{n} ({t.shape[0]} × {t.shape[1]})"
+                                       for n, t in zip(names[:2], operands[:2]))
+        + f" = {names[2]} ({c.shape[0]} × {c.shape[1]}), each matrix drawn as coloured boxes",
+        title, f"rows: {_listed(rows)}" if rows else "",
+        "every value printed in its box" if show_values else ""))
 
 
 def _matmul_inputs(a, b, c, names, row_labels):
@@ -247,7 +256,11 @@ def _draw_table(bands, words, title) -> Figure:
                   words * len(bands))
     _clean(ax)
     ax.set_title(title, color=INK, fontsize=11)
-    return _finish(fig)
+    steps = [head.replace("\n", " ").strip() for _, sections in bands
+             for _, head, *_ in sections]
+    return _finish(fig, alt=_alt(
+        f"Table of self-attention, one row per word ({_listed(words)})", title,
+        f"columns from left to right: {_listed(steps, limit=len(steps))}"))
 
 
 def _draw_scalars(ax, numbers, x0, y0, width, probabilities, unit, gid) -> None:

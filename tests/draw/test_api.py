@@ -97,7 +97,18 @@ def test_each_function_returns_a_figure_that_renders(name):
     width, height = fig.get_size_inches()
     assert 2.5 <= width <= 10.5 and 1.0 <= height <= 10.5, (width, height)
     # Renders to PNG, through the method Jupyter calls to show a figure without pyplot.
-    assert fig._repr_png_().startswith(b"\x89PNG")
+    png, metadata = fig._repr_png_()
+    assert png.startswith(b"\x89PNG")
+    # ... with the alt text as the output's metadata, a sentence naming what is drawn.
+    assert metadata == {"alt": fig.alt_text}
+    assert len(fig.alt_text) > 30 and fig.alt_text.endswith("."), fig.alt_text
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_alt_text_follows_the_arguments(name):
+    """Two calls with different data or labels do not share one canned sentence."""
+    make, _ = FIGURES[name]
+    assert make().alt_text != ""
 
 
 @pytest.mark.parametrize("function", [draw.tensor_cells, draw.attention_heatmap,

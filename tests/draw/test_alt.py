@@ -1,0 +1,56 @@
+"""Alt texts of illustrated.draw: built from each figure's arguments (shape, labels, title)."""
+from __future__ import annotations
+
+import torch
+
+from illustrated import draw
+from illustrated.draw._base import _alt, _listed
+
+from .helpers import CJK, gen, softmax_weights
+
+
+def test_listed_joins_and_truncates():
+    assert _listed(["a"]) == "a"
+    assert _listed(["a", "b", "c"]) == "a, b and c"
+    assert _listed([str(i) for i in range(10)], limit=3) == "0, 1, 2 and 7 more"
+
+
+def test_alt_adds_title_and_non_empty_details():
+    assert _alt("Plot", "A  title", "", "x: t") == "Plot titled “A title”; x: t."
+    assert _alt("Plot") == "Plot."
+
+
+def test_heatmap_alt_names_shape_title_and_labels():
+    alt = draw.attention_heatmap(softmax_weights(4, 3), CJK, ["a", "b", "c"], title="W").alt_text
+    assert "4 queries × 3 keys" in alt and "“W”" in alt
+    assert "人, 工, 智 and 能" in alt and "a, b and c" in alt
+
+
+def test_heads_alt_counts_heads():
+    alt = draw.attention_heads(softmax_weights(3, 2, 5)).alt_text
+    assert alt.startswith("3 heat maps") and "2 queries × 5 keys" in alt
+
+
+def test_tensor_cells_alt_says_vector_or_matrix():
+    assert "vector of 5 numbers" in draw.tensor_cells(torch.arange(5.0)).alt_text
+    alt = draw.tensor_cells(torch.randn(2, 3, generator=gen()), row_labels=["x", "y"]).alt_text
+    assert "2 × 3 matrix" in alt and "rows: x and y" in alt
+
+
+def test_matmul_alt_has_every_shape():
+    alt = draw.matmul_figure(torch.ones(2, 3), torch.ones(3, 4), names=("A", "B", "C")).alt_text
+    assert "A (2 × 3) × B (3 × 4) = C (2 × 4)" in alt
+
+
+def test_plots_alt_names_series_and_values():
+    assert "0 0.250" in draw.bar_values([0.25, 0.75]).alt_text
+    alt = draw.line_plot([1, 2], {"loss": [3, 1], "acc": [0, 1]}, xlabel="step").alt_text
+    assert "2 curves" in alt and "loss and acc" in alt and "step from 1 to 2" in alt
+    alt = draw.histograms({"s": torch.randn(30, generator=gen())}, xlabel="v").alt_text
+    assert "1 histogram" in alt and "s (30 values" in alt
+
+
+def test_diagrams_alt_quotes_the_sentences():
+    assert "“a b”" in draw.black_box("a b", "c").alt_text
+    alt = draw.stack_diagram(n_layers=2, highlight="decoder").alt_text
+    assert "2 encoder layers" in alt and "decoder part is highlighted" in alt
