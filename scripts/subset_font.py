@@ -18,10 +18,25 @@ To add characters:
 3. run ``python scripts/subset_font.py`` from the repository root
    (``--source PATH`` picks another copy of ``wqy-microhei.ttc``);
 4. check the printed size (keep it well under 200 kB) and commit the new ``.ttf``.
+
+The same run writes the website's web font, ``_static/fonts/wqy-microhei-web.woff2``
+(WOFF2: fontTools compresses it with ``brotli``, both pinned in requirements.txt): every
+CJK character of the site's sources (``site_characters()``: the pages' Markdown and
+notebooks, outputs included, the package's docstrings shown on the API page, and
+``CHARACTERS``). ``_static/cjk.css`` declares it as the family "WQY Web" for CJK code
+points only (``unicode-range``), after the theme's fonts, so body text, headings and
+MathJax's text in Chinese render on a machine without any CJK font.
+``tests/site/test_web_font.py`` fails when a page uses a character the committed web
+font lacks: rerun this script. The full font never comes from the network: install the
+Debian package, or extract it without installing it system-wide
+(``apt-get download fonts-wqy-microhei && dpkg-deb -x fonts-wqy-microhei_*.deb DIR``,
+then ``--source DIR/usr/share/fonts/truetype/wqy/wqy-microhei.ttc``).
 """
 from __future__ import annotations
 
 import argparse
+import json
+import re
 from pathlib import Path
 
 from fontTools import subset
@@ -29,6 +44,14 @@ from fontTools import subset
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 TARGET = ROOT / "illustrated" / "fonts" / "wqy-microhei-subset.ttf"
+WEB_TARGET = ROOT / "_static" / "fonts" / "wqy-microhei-web.woff2"
+# What counts as CJK: the same ranges as illustrated.draw._base._CJK (CJK radicals to
+# unified ideographs, compatibility ideographs, full-width forms), plus CJK punctuation.
+CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+# The files whose text reaches the website (the API page shows the package's docstrings).
+SITE_SOURCES = ("*.md", "chapters/**/*.md", "chapters/**/*.ipynb", "appendix/**/*.md",
+                "appendix/**/*.ipynb", "glossary/**/*.md", "illustrated/**/*.py", "_toc.yml",
+                "_config.yml")
 
 # The CJK characters the book uses, plus a small glossary for exercises and captions.
 CHARACTERS = (
@@ -46,13 +69,41 @@ def unicodes() -> list[int]:
     return sorted(kept)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", type=Path, default=SOURCE, help="wqy-microhei.ttc")
-    parser.add_argument("--output", type=Path, default=TARGET)
-    args = parser.parse_args()
-    if not args.source.exists():
-        raise SystemExit(f"{args.source} not found: apt-get install -y fonts-wqy-microhei")
+def cjk_characters(text: str) -> set[str]:
+    """The CJK characters of ``text``."""
+    return set(CJK.findall(text))
+
+
+def _strings(node):
+    """Every string inside a JSON value (a notebook: its sources and outputs)."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _strings(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _strings(value)
+
+
+def source_text(path: Path) -> str:
+    """The text of one site source; a notebook's strings are decoded from its JSON."""
+    text = path.read_text(encoding="utf-8")
+    return "\n".join(_strings(json.loads(text))) if path.suffix == ".ipynb" else text
+
+
+def site_characters(root: Path = ROOT) -> set[str]:
+    """Every CJK character of the site's sources and of ``CHARACTERS``."""
+    found = cjk_characters(CHARACTERS)
+    for pattern in SITE_SOURCES:
+        for path in root.glob(pattern):
+            if not any(part.startswith((".", "_build")) for part in path.relative_to(root).parts):
+                found |= cjk_characters(source_text(path))
+    return found
+
+
+def _subset(source: Path, codepoints, output: Path, flavor=None) -> None:
+    """Save the glyphs of ``codepoints`` from ``source`` (face 0) to ``output``."""
     options = subset.Options()
     options.font_number = 0  # the .ttc holds Micro Hei (0) and Micro Hei Light (1)
     options.hinting = False  # hinting is for small screen sizes; the figures are raster
@@ -60,14 +111,30 @@ def main() -> None:
     options.name_IDs = ["*"]  # keep the copyright and licence records
     options.notdef_outline = True
     options.drop_tables += ["FFTM"]  # FontForge timestamps, nothing to draw
-    font = subset.load_font(str(args.source), options)
+    options.flavor = flavor
+    font = subset.load_font(str(source), options)
     subsetter = subset.Subsetter(options)
-    subsetter.populate(unicodes=unicodes())
+    subsetter.populate(unicodes=sorted(codepoints))
     subsetter.subset(font)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    subset.save_font(font, str(args.output), options)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    subset.save_font(font, str(output), options)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, default=SOURCE, help="wqy-microhei.ttc")
+    parser.add_argument("--output", type=Path, default=TARGET)
+    parser.add_argument("--web-output", type=Path, default=WEB_TARGET)
+    args = parser.parse_args()
+    if not args.source.exists():
+        raise SystemExit(f"{args.source} not found: apt-get install -y fonts-wqy-microhei")
+    _subset(args.source, unicodes(), args.output)
     print(f"wrote {args.output} ({args.output.stat().st_size / 1024:.0f} kB, "
           f"{len(unicodes())} characters)")
+    web = {ord(c) for c in site_characters()}
+    _subset(args.source, web, args.web_output, flavor="woff2")
+    print(f"wrote {args.web_output} ({args.web_output.stat().st_size / 1024:.0f} kB, "
+          f"{len(web)} CJK characters of the site)")
 
 
 if __name__ == "__main__":
