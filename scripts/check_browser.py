@@ -1,0 +1,246 @@
+"""Open every page of the built site in headless Chromium, as a reader would (`make browser-check`).
+
+    python scripts/check_browser.py [_build/html]
+
+Serves _build/html on 127.0.0.1 and opens each page in Debian's ``chromium`` driven by
+playwright's Python API (``executable_path``: no browser download, nothing leaves the
+machine). Rules, each named in its messages:
+
+request      a request to another host (blocked), a failed local request, an HTTP error
+console      a console error or an uncaught script error
+math         a formula MathJax did not typeset (no mjx-container), or typeset as an error
+image        an image that did not load, or without alt text
+link         an internal link to a missing page, or to an anchor that page lacks
+solution     a closed solution whose code or output is visible before it is opened, or
+             not visible after a click on it
+tofu         a CJK character drawn as the "missing glyph" box: rendered on a canvas in the
+             element's own font, it is pixel-identical to an unassigned code point (U+0378)
+
+A screenshot of every page goes to _build/screenshots/. Without chromium (or playwright) the
+check says it was skipped and exits 0, unless ``CI`` is set: then it fails.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urljoin, urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+
+# Runs in the page once it has loaded: what the rules need, as plain data.
+INSPECT_JS = r"""
+async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  await document.fonts.ready;
+  const cjk = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/g;
+  const math = [...document.querySelectorAll('.math')].map(m => ({
+    typeset: !!m.querySelector('mjx-container'), error: !!m.querySelector('mjx-merror'),
+    text: m.textContent.slice(0, 60)}));
+  const images = [...document.querySelectorAll('img')].map(i => ({
+    src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0,
+    alt: (i.getAttribute('alt') || '').trim()}));
+  const links = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
+  const ids = [...document.querySelectorAll('[id]')].map(e => e.id)
+      .concat([...document.querySelectorAll('a[name]')].map(a => a.name));
+  // Tofu: each CJK character in its element's font vs an unassigned code point.
+  const canvas = document.createElement('canvas'); canvas.width = 64; canvas.height = 64;
+  const ctx = canvas.getContext('2d', {willReadFrequently: true});
+  const draw = (font, ch) => { ctx.clearRect(0, 0, 64, 64); ctx.font = font;
+    ctx.fillText(ch, 4, 48); return ctx.getImageData(0, 0, 64, 64).data.join(','); };
+  const seen = new Set(), tofu = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, chars = node.textContent.match(cjk);
+    if (!chars || !node.parentElement) continue;
+    const s = getComputedStyle(node.parentElement);
+    const font = `${s.fontStyle} ${s.fontWeight} 40px ${s.fontFamily}`;
+    for (const ch of new Set(chars)) {
+      const key = font + ch; if (seen.has(key)) continue; seen.add(key);
+      await document.fonts.load(font, ch);
+      if (draw(font, ch) === draw(font, '\u0378')) tofu.push(`${ch} in ${s.fontFamily}`);
+    }
+  }
+  return {math, images, links, ids, tofu};
+}
+"""
+
+
+# ---------------------------------------------------------------- pure logic
+def html_pages(html_dir: Path) -> list[str]:
+    """Every page of the site, as paths relative to ``html_dir`` ('/'-separated)."""
+    return sorted(p.relative_to(html_dir).as_posix() for p in html_dir.rglob("*.html")
+                  if not any(part.startswith("_") for part in p.relative_to(html_dir).parts))
+
+
+def is_local(url: str, origin: str) -> bool:
+    """Whether ``url`` is served by our own server (or is inline data)."""
+    return url.startswith((origin + "/", "data:", "blob:", "about:")) or url == origin
+
+
+def link_target(href: str, page: str) -> tuple[str, str] | None:
+    """(page, anchor) an internal ``href`` on ``page`` points to; None for external links,
+    mail, javascript and downloads of non-HTML files."""
+    parsed = urlparse(href)
+    if parsed.scheme or parsed.netloc or href.startswith(("mailto:", "javascript:")):
+        return None
+    url, anchor = urldefrag(urljoin("/" + page, href))
+    path = unquote(url).lstrip("/") or "index.html"
+    if path.endswith("/"):
+        path += "index.html"
+    if not path.endswith(".html"):
+        return None
+    return path, unquote(anchor)
+
+
+def link_problems(page: str, links: list[str], ids_by_page: dict, html_dir: Path) -> list[str]:
+    """Internal links of ``page`` to a missing page, or to an anchor the target lacks."""
+    problems = []
+    for href in sorted(set(links)):
+        target = link_target(href, page)
+        if target is None:
+            continue
+        path, anchor = target
+        if path not in ids_by_page and not (html_dir / path).exists():
+            problems.append(f"{page}: link: {href} -> no page {path}")
+        elif anchor and path in ids_by_page and anchor not in ids_by_page[path]:
+            problems.append(f"{page}: link: {href} -> {path} has no anchor #{anchor}")
+    return problems
+
+
+def page_problems(page: str, found: dict) -> list[str]:
+    """The math, image and tofu rules, from what INSPECT_JS found on ``page``."""
+    problems = [f"{page}: math: not typeset: {m['text']!r}" for m in found["math"]
+                if not m["typeset"]]
+    problems += [f"{page}: math: MathJax error in {m['text']!r}" for m in found["math"]
+                 if m["error"]]
+    for image in found["images"]:
+        if not image["loaded"]:
+            problems.append(f"{page}: image: did not load: {image['src']}")
+        if not image["alt"]:
+            problems.append(f"{page}: image: no alt text: {image['src'][:80]}")
+    problems += [f"{page}: tofu: {t}" for t in found["tofu"]]
+    return problems
+
+
+# ---------------------------------------------------------------- the browser
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(html_dir: Path):
+    """An HTTP server for ``html_dir`` on 127.0.0.1 (a free port), in a thread."""
+    handler = functools.partial(_Quiet, directory=str(html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def check_solutions(page, name: str) -> list[str]:
+    """Closed solution dropdowns hide their code and output until clicked."""
+    problems = []
+    for i, details in enumerate(page.query_selector_all("details.solution, details.dropdown")):
+        if details.get_attribute("open") is not None:
+            continue
+        inner = details.query_selector_all(".cell_input, .cell_output, pre")
+        if any(el.is_visible() for el in inner):
+            problems.append(f"{name}: solution: dropdown {i + 1} shows code before it is opened")
+        if not inner:
+            continue
+        details.query_selector("summary").click()
+        if not any(el.is_visible() for el in inner):
+            problems.append(f"{name}: solution: dropdown {i + 1} shows no code once opened")
+    return problems
+
+
+def check_site(html_dir: Path, shots: Path) -> list[str]:
+    from playwright.sync_api import sync_playwright
+
+    server, origin = serve(html_dir)
+    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    problems, ids_by_page, links_by_page = [], {}, {}
+    shutil.rmtree(shots, ignore_errors=True)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM,
+                                        args=ARGS + [f"--user-data-dir={profile}"])
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            for name in html_pages(html_dir):
+                page_log = []
+                page = context.new_page()
+
+                def route(route, log=page_log, name=name):
+                    if is_local(route.request.url, origin):
+                        return route.continue_()
+                    log.append(f"{name}: request: to another host: {route.request.url}")
+                    return route.abort()
+
+                page.route("**/*", route)
+                page.on("console", lambda m, log=page_log, name=name: m.type == "error"
+                        and log.append(f"{name}: console: {m.text[:200]}"))
+                page.on("pageerror", lambda e, log=page_log, name=name:
+                        log.append(f"{name}: console: uncaught {e}"))
+                page.on("requestfailed", lambda r, log=page_log, name=name:
+                        is_local(r.url, origin) and
+                        log.append(f"{name}: request: failed {r.url} ({r.failure})"))
+                page.on("response", lambda r, log=page_log, name=name: r.status >= 400 and
+                        log.append(f"{name}: request: HTTP {r.status} for {r.url}"))
+                page.goto(f"{origin}/{name}", wait_until="load")
+                found = page.evaluate(INSPECT_JS)
+                ids_by_page[name], links_by_page[name] = set(found["ids"]), found["links"]
+                target = shots / name.replace(".html", ".png")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(target), full_page=True)
+                problems += page_problems(name, found) + check_solutions(page, name)
+                problems += page_log
+                page.close()
+            browser.close()
+    finally:
+        server.shutdown()
+        shutil.rmtree(profile, ignore_errors=True)
+    for name, links in links_by_page.items():
+        problems += link_problems(name, links, ids_by_page, html_dir)
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("html", nargs="?", type=Path, default=ROOT / "_build" / "html")
+    args = parser.parse_args()
+    try:
+        import playwright  # noqa: F401
+        missing = None if Path(CHROMIUM).exists() else f"{CHROMIUM} not found"
+    except ImportError:
+        missing = "playwright is not installed"
+    if missing:
+        print(f"browser check SKIPPED: {missing} (apt-get install -y chromium)")
+        return 1 if os.environ.get("CI") else 0
+    if not (args.html / "index.html").exists():
+        print(f"{args.html}/index.html not found: build the book first (make book)")
+        return 1
+    start = time.time()
+    problems = check_site(args.html, SCREENSHOTS)
+    for problem in problems:
+        print(problem)
+    pages = len(html_pages(args.html))
+    print(f"browser check: {pages} pages, {len(problems)} problems, screenshots in "
+          f"{SCREENSHOTS.relative_to(ROOT)}/ ({time.time() - start:.0f} s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
