@@ -27,7 +27,6 @@ import http.server
 import os
 import shutil
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -80,10 +79,16 @@ async () => {
 
 
 # ---------------------------------------------------------------- pure logic
+def is_redirect(html: str) -> bool:
+    """A page that only forwards the reader elsewhere (Jupyter Book's index.html)."""
+    return 'http-equiv="refresh"' in html.lower() and "<body" not in html.lower()
+
+
 def html_pages(html_dir: Path) -> list[str]:
-    """Every page of the site, as paths relative to ``html_dir`` ('/'-separated)."""
+    """Every page of the site but redirects, as paths relative to ``html_dir``."""
     return sorted(p.relative_to(html_dir).as_posix() for p in html_dir.rglob("*.html")
-                  if not any(part.startswith("_") for part in p.relative_to(html_dir).parts))
+                  if not any(part.startswith("_") for part in p.relative_to(html_dir).parts)
+                  and not is_redirect(p.read_text(encoding="utf-8", errors="replace")))
 
 
 def is_local(url: str, origin: str) -> bool:
@@ -150,6 +155,19 @@ def serve(html_dir: Path):
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
+def inspect(page) -> dict:
+    """INSPECT_JS's findings; a page that redirects (index.html) is inspected where it lands."""
+    from playwright.sync_api import Error
+
+    try:
+        return page.evaluate(INSPECT_JS)
+    except Error as err:
+        if "navigation" not in str(err):
+            raise
+        page.wait_for_load_state("load")
+        return page.evaluate(INSPECT_JS)
+
+
 def check_solutions(page, name: str) -> list[str]:
     """Closed solution dropdowns hide their code and output until clicked."""
     problems = []
@@ -171,13 +189,12 @@ def check_site(html_dir: Path, shots: Path) -> list[str]:
     from playwright.sync_api import sync_playwright
 
     server, origin = serve(html_dir)
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
     problems, ids_by_page, links_by_page = [], {}, {}
     shutil.rmtree(shots, ignore_errors=True)
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM,
-                                        args=ARGS + [f"--user-data-dir={profile}"])
+            # playwright gives the browser a new empty profile (--user-data-dir) itself.
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             context = browser.new_context(viewport={"width": 1280, "height": 900})
             for name in html_pages(html_dir):
                 page_log = []
@@ -200,7 +217,7 @@ def check_site(html_dir: Path, shots: Path) -> list[str]:
                 page.on("response", lambda r, log=page_log, name=name: r.status >= 400 and
                         log.append(f"{name}: request: HTTP {r.status} for {r.url}"))
                 page.goto(f"{origin}/{name}", wait_until="load")
-                found = page.evaluate(INSPECT_JS)
+                found = inspect(page)
                 ids_by_page[name], links_by_page[name] = set(found["ids"]), found["links"]
                 target = shots / name.replace(".html", ".png")
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -211,7 +228,6 @@ def check_site(html_dir: Path, shots: Path) -> list[str]:
             browser.close()
     finally:
         server.shutdown()
-        shutil.rmtree(profile, ignore_errors=True)
     for name, links in links_by_page.items():
         problems += link_problems(name, links, ids_by_page, html_dir)
     return problems
