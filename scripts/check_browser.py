@@ -64,7 +64,9 @@ async () => {
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   while (walker.nextNode()) {
     const node = walker.currentNode, chars = node.textContent.match(cjk);
-    if (!chars || !node.parentElement) continue;
+    // Only what is drawn: not MathJax's hidden copy for screen readers, not hidden text.
+    if (!chars || !node.parentElement || node.parentElement.closest('mjx-assistive-mml')
+        || !node.parentElement.getClientRects().length) continue;
     const s = getComputedStyle(node.parentElement);
     const font = `${s.fontStyle} ${s.fontWeight} 40px ${s.fontFamily}`;
     for (const ch of new Set(chars)) {

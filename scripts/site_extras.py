@@ -35,9 +35,41 @@ def _preload_font(app, pagename, templatename, context, doctree):
         f'<link rel="preload" href="{href}" as="font" type="font/woff2" crossorigin>\n')
 
 
+def _unique(scripts: list) -> None:
+    """Drop repeated scripts (same file, same inline body), in place."""
+    seen, kept = set(), []
+    for script in scripts:
+        attributes = getattr(script, "attributes", None) or (script[1] if isinstance(
+            script, tuple) else {})
+        name = getattr(script, "filename", script[0] if isinstance(script, tuple) else script)
+        key = (name, attributes.get("body"))
+        if key not in seen:
+            seen.add(key)
+            kept.append(script)
+    scripts[:] = kept
+
+
+def _no_duplicate_scripts(app, env):
+    """sphinx-thebe registers its inline configuration twice (its handler runs on each
+    env-before-read-docs), so every page logged "Identifier 'THEBE_JS_URL' has already been
+    declared": keep the first of identical scripts."""
+    _unique(app.registry.js_files)
+    _unique(getattr(app.builder, "_js_files", []))
+    _unique(getattr(app.builder, "_orig_js_files", []))
+
+
+def _page_fixes(app, pagename, templatename, context, doctree):
+    """The theme's light/dark mode is empty ("Got invalid theme mode" in the console): say
+    "auto", the theme's own default."""
+    if not context.get("default_mode"):
+        context["default_mode"] = "auto"
+
+
 def setup(app):
     if not getattr(NbElementRenderer.render_image, "keeps_alt", False):
         NbElementRenderer.render_image = _with_alt(NbElementRenderer.render_image)
     app.add_css_file("cjk.css")
     app.connect("html-page-context", _preload_font)
+    app.connect("html-page-context", _page_fixes)
+    app.connect("env-updated", _no_duplicate_scripts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
