@@ -25,7 +25,7 @@ PORTABLE := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capability(), \
 	'kernels,', torch.get_num_threads(), 'thread(s)')"
 
-.PHONY: book test unit nbval nbval-portable book-check lab notebooks clean install
+.PHONY: book test unit nbval nbval-portable book-check browser-check lab notebooks clean install
 
 install: $(STAMP)
 
@@ -45,7 +45,7 @@ book: $(STAMP)
 
 # -k: every stage runs and reports, even after one has failed (make still exits non-zero).
 test: $(STAMP)
-	@$(MAKE) --no-print-directory -k unit nbval nbval-portable book-check
+	@$(MAKE) --no-print-directory -k unit nbval nbval-portable book-check browser-check
 
 unit: $(STAMP)
 	@echo "== Unit tests (tests/) =="
@@ -66,6 +66,14 @@ book-check: $(STAMP)
 	@$(PY) scripts/build_book.py --check; build=$$?; \
 	  $(PY) scripts/check_site.py; site=$$?; \
 	  test $$build -eq 0 && test $$site -eq 0
+
+# Every page of the strict build (book-check) opened in headless Chromium, served on
+# 127.0.0.1 (scripts/check_browser.py); screenshots in _build/screenshots/. Without
+# /usr/bin/chromium it prints "browser check SKIPPED"; with CI set it fails instead.
+browser-check: $(STAMP)
+	@echo "== Every page in a real browser (headless Chromium, loopback only) =="
+	@test -f _build/html/index.html || $(PY) scripts/build_book.py --check
+	@$(PY) scripts/check_browser.py
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab
