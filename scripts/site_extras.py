@@ -35,32 +35,15 @@ def _preload_font(app, pagename, templatename, context, doctree):
         f'<link rel="preload" href="{href}" as="font" type="font/woff2" crossorigin>\n')
 
 
-def _unique(scripts: list) -> None:
-    """Drop repeated scripts (same file, same inline body), in place."""
-    seen, kept = set(), []
-    for script in scripts:
-        attributes = getattr(script, "attributes", None) or (script[1] if isinstance(
-            script, tuple) else {})
-        name = getattr(script, "filename", script[0] if isinstance(script, tuple) else script)
-        key = (name, attributes.get("body"))
-        if key not in seen:
-            seen.add(key)
-            kept.append(script)
-    scripts[:] = kept
-
-
-def _no_duplicate_scripts(app, env):
-    """sphinx-thebe registers its inline configuration twice (its handler runs on each
-    env-before-read-docs), so every page logged "Identifier 'THEBE_JS_URL' has already been
-    declared": keep the first of identical scripts."""
-    _unique(app.registry.js_files)
-    _unique(getattr(app.builder, "_js_files", []))
-    _unique(getattr(app.builder, "_orig_js_files", []))
-
-
 def _page_fixes(app, pagename, templatename, context, doctree):
     """The theme's light/dark mode is empty ("Got invalid theme mode" in the console): say
-    "auto", the theme's own default."""
+    "auto", the theme's own default. sphinx-thebe's inline configuration ends up twice in
+    each page's <head> and declares its names with ``const`` ("Identifier 'THEBE_JS_URL'
+    has already been declared"): declare them with ``var``, which may be repeated."""
+    for script in context.get("script_files", []):
+        attributes = getattr(script, "attributes", {})
+        if "THEBE_JS_URL" in attributes.get("body", ""):
+            attributes["body"] = attributes["body"].replace("const ", "var ")
     if not context.get("default_mode"):
         context["default_mode"] = "auto"
 
@@ -71,5 +54,4 @@ def setup(app):
     app.add_css_file("cjk.css")
     app.connect("html-page-context", _preload_font)
     app.connect("html-page-context", _page_fixes)
-    app.connect("env-updated", _no_duplicate_scripts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
