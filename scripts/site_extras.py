@@ -48,9 +48,21 @@ def _page_fixes(app, pagename, templatename, context, doctree):
         context["default_mode"] = "auto"
 
 
+def _launch_buttons_need_a_repository(app, config):
+    """Launch buttons (Colab, Binder: ``launch_buttons`` in _config.yml) only once
+    ``repository: url:`` is set, the single switch; sphinx-book-theme would otherwise
+    fail on the empty URL."""
+    options = config.html_theme_options
+    if not options.get("repository_url"):
+        launch = dict(options.get("launch_buttons") or {})
+        launch.update(colab_url="", binderhub_url="", jupyterhub_url="", thebe=False)
+        options["launch_buttons"] = launch
+
+
 def setup(app):
     if not getattr(NbElementRenderer.render_image, "keeps_alt", False):
         NbElementRenderer.render_image = _with_alt(NbElementRenderer.render_image)
+    app.connect("config-inited", _launch_buttons_need_a_repository, priority=900)
     app.add_css_file("cjk.css")
     app.connect("html-page-context", _preload_font)
     app.connect("html-page-context", _page_fixes)
