@@ -171,19 +171,26 @@ def inspect(page) -> dict:
 
 
 def check_solutions(page, name: str) -> list[str]:
-    """Closed solution dropdowns hide their code and output until clicked."""
-    problems = []
-    for i, details in enumerate(page.query_selector_all("details.solution, details.dropdown")):
-        if details.get_attribute("open") is not None:
-            continue
-        inner = details.query_selector_all(".cell_input, .cell_output, pre")
-        if any(el.is_visible() for el in inner):
-            problems.append(f"{name}: solution: dropdown {i + 1} shows code before it is opened")
+    """Closed solutions (sphinx-exercise's dropdown, folded by sphinx-togglebutton) hide
+    their code and output until their title is clicked, then show them."""
+    problems, checked = [], 0
+    for i, box in enumerate(page.query_selector_all(".solution.dropdown, details.solution")):
+        inner = box.query_selector_all(".cell_input, .cell_output, pre")
         if not inner:
             continue
-        details.query_selector("summary").click()
+        checked += 1
+        if any(el.is_visible() for el in inner):
+            problems.append(f"{name}: solution: solution {i + 1} shows code before it is opened")
+            continue
+        title = (box.query_selector("button.toggle-button") or box.query_selector("summary")
+                 or box.query_selector(".admonition-title"))
+        if title is None:
+            problems.append(f"{name}: solution: solution {i + 1} has no title to click")
+            continue
+        title.click()
+        page.wait_for_timeout(300)  # the toggle's transition
         if not any(el.is_visible() for el in inner):
-            problems.append(f"{name}: solution: dropdown {i + 1} shows no code once opened")
+            problems.append(f"{name}: solution: solution {i + 1} shows no code once opened")
     return problems
 
 
