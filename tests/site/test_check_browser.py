@@ -53,3 +53,12 @@ def test_page_problems_names_each_rule():
     clean = {"math": [{"typeset": True, "error": False, "text": "x"}],
              "images": [{"src": "a.png", "loaded": True, "alt": "A plot."}], "tofu": []}
     assert cb.page_problems("p.html", clean) == []
+
+
+def test_without_chromium_skips_on_a_laptop_and_fails_on_ci(monkeypatch, capsys):
+    monkeypatch.setattr(cb, "CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.setattr("sys.argv", ["check_browser.py"])
+    monkeypatch.delenv("CI", raising=False)
+    assert cb.main() == 0 and "SKIPPED" in capsys.readouterr().out
+    monkeypatch.setenv("CI", "1")
+    assert cb.main() == 1 and "FAILED" in capsys.readouterr().out
