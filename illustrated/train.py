@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 import tqdm
 
-from .data import Vocab, make_batch, split_pairs
+from .data import FIXED, Vocab, make_batch, split_pairs
 from .decoding import greedy_decode
 from .loss import LabelSmoothingLoss
 from .model import ModelConfig, Transformer
@@ -52,7 +52,8 @@ def train(cfg: TrainConfig = TrainConfig(), progress: bool = True):
                      d_ff=cfg.d_ff, h=cfg.h, dropout=cfg.dropout, max_len=64)
     gen = torch.Generator().manual_seed(cfg.seed)
     model = Transformer(mc, gen)
-    data = [(sv.encode(s), tv.encode(t)) for s, t in train_pairs]
+    # The sources' own sentences are single pairs among hundreds: repeat them so they stick.
+    data = [(sv.encode(s), tv.encode(t)) for s, t in train_pairs + list(FIXED) * 20]
     crit = LabelSmoothingLoss(len(tv), 0, cfg.smoothing)
     opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     sched = torch.optim.lr_scheduler.LambdaLR(
