@@ -16,7 +16,7 @@ LENGTHS = (25, 50, 100, 200, 512)
 
 
 def main(repeats=3):
-    cfg = ModelConfig(src_vocab=100, tgt_vocab=100, N=2, d_model=128, d_ff=512, h=4,
+    cfg = ModelConfig(src_vocab=100, tgt_vocab=100, N=2, d_model=256, d_ff=1024, h=4,
                       dropout=0.0, max_len=600)
     model = Transformer(cfg, torch.Generator().manual_seed(0)).eval()
     with torch.no_grad():
