@@ -107,7 +107,8 @@ def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
         cache.reorder(index)
         ys = torch.stack([seq for seq, _ in keep])  # (K', T + 1)
         scores = torch.stack([s for _, s in keep])  # (K',)
-    if len(finished) < top_beams:
+    if ys.shape[1] >= max_len or len(finished) < top_beams:
+        # Out of length: the unfinished hypotheses compete too, as greedy's truncated row.
         finished += [final(seq, s) for seq, s in zip(ys, scores)]
     finished.sort(key=lambda pair: -pair[1])
     return finished[:top_beams]

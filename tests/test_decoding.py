@@ -41,3 +41,31 @@ def test_beam_scores_are_sums_of_log_probs():
                             torch.ones(1, len(tokens) - 1, len(tokens) - 1).tril().bool())
         expect = logp[0].gather(-1, tokens[1:, None]).sum().item()
         assert abs(score - expect) < 1e-9
+
+
+def test_bad_inputs_named():
+    import pytest
+    model = _model()
+    with pytest.raises(ValueError, match="max_len"):
+        greedy_decode(model, torch.tensor([[3, 2]]), 1, 1, 2)
+    with pytest.raises(ValueError, match="one source"):
+        beam_search(model, torch.tensor([[3, 2], [4, 2]]), 5, 1, 2)
+
+
+def test_large_beam_finds_the_exhaustive_best():
+    import itertools
+    model = _model(2).eval()
+    src = torch.tensor([[3, 4, 2]])
+    best = None
+    for n in range(1, 4):  # every sequence of up to 3 tokens; unfinished ones at length 3
+        for seq in itertools.product(range(11), repeat=n):
+            if 2 in seq[:-1] or (n < 3 and seq[-1] != 2):
+                continue
+            tokens = torch.tensor((1,) + seq)
+            T = len(tokens) - 1
+            logp = model(src, tokens[None, :-1], None, torch.ones(1, T, T).tril().bool())
+            s = logp[0].gather(-1, tokens[1:, None]).sum().item()
+            if best is None or s > best[1]:
+                best = (tokens, s)
+    (tokens, score), = beam_search(model, src, 4, 1, 2, beam_size=200)
+    assert torch.equal(tokens, best[0]) and abs(score - best[1]) < 1e-9

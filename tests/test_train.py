@@ -23,3 +23,14 @@ def test_training_is_reproducible_and_checkpoint_round_trip(tmp_path):
     path.write_bytes(path.read_bytes()[:100])
     with pytest.raises(ValueError, match="damaged"):
         load_checkpoint(path)
+
+
+def test_checkpoint_of_another_shape_is_refused(tmp_path):
+    model, sv, tv, _, _ = train(TrainConfig(steps=1, batch_size=4, d_model=16, N=1, h=2,
+                                            d_ff=32), progress=False)
+    path = save_checkpoint(tmp_path / "c.pt", model, sv, tv)
+    blob = torch.load(path, weights_only=True)
+    blob["config"]["d_model"] = 32
+    torch.save(blob, path)
+    with pytest.raises(ValueError, match="do not fit"):
+        load_checkpoint(path)
