@@ -79,6 +79,7 @@ def split_pairs(seed=0, held_out=0.1):
 
 
 def tokenize(text):
+    """Lower-case words (apostrophes kept: ``j'ai``) and punctuation marks."""
     return re.findall(r"[\w'’-]+|[^\w\s]", text.lower())
 
 

@@ -33,7 +33,7 @@ def greedy_decode(model, src, max_len, bos_id, eos_id, src_mask=None, use_cache=
                   pad_id=0):
     """Greedy decoding. Args: src ``(B, S)`` ids; src_mask ``(B, 1, S)`` (``None``: built
     from ``pad_id``). Returns ``(B, T)`` LongTensor starting with ``bos_id``, ``T <= max_len``;
-    after a row's ``eos_id`` come ``pad_id``s. The model's mode is restored afterwards."""
+    after a row's ``eos_id`` come ``pad_id`` tokens. The model's mode is restored afterwards."""
     _check_ids(src, max_len)
     was_training = model.training
     model.eval()

@@ -43,6 +43,8 @@ class LabelSmoothingLoss(nn.Module):
         return q
 
     def forward(self, logp: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        """Args: logp ``(..., V)`` log-probabilities; target ``(...)`` ids.
+        Returns: the mean KL divergence over non-padding targets."""
         check_tensor(logp, "logp", min_ndim=2, floating=True)
         if logp.shape[-1] != self.V or logp.shape[:-1] != target.shape:
             raise ValueError(

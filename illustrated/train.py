@@ -82,6 +82,7 @@ def train(cfg: TrainConfig = TrainConfig(), progress: bool = True):
 
 
 def translate_ids(model, sv, tv, sentences, max_len=32):
+    """Greedy translations (strings) of a list of source sentences."""
     src = make_batch([sv.encode(s) for s in sentences], [[1, 2]] * len(sentences)).src
     out = greedy_decode(model, src, max_len, tv.bos_id, tv.eos_id)
     return [tv.decode(row) for row in out]
@@ -124,6 +125,7 @@ def load_checkpoint(path):
 
 
 def main(argv=None):
+    """The ``python -m illustrated.train`` command."""
     p = argparse.ArgumentParser(description="Train the toy French->English translator.")
     p.add_argument("--steps", type=int, default=TrainConfig.steps)
     p.add_argument("--seed", type=int, default=0)

@@ -11,11 +11,13 @@ from .train import load_checkpoint, translate_ids
 
 
 def latest_checkpoint(folder="checkpoints"):
+    """The most recently written ``*.pt`` file in ``folder``, or ``None``."""
     files = sorted(Path(folder).glob("*.pt"), key=lambda p: p.stat().st_mtime)
     return files[-1] if files else None
 
 
 def main(argv=None):
+    """The ``python -m illustrated.translate`` command; returns the exit status."""
     p = argparse.ArgumentParser(description="Translate French sentences to English.")
     p.add_argument("sentences", nargs="*", help="sentences (default: one per line on stdin)")
     p.add_argument("--checkpoint", default=None, help="file (default: latest in checkpoints/)")
@@ -39,6 +41,7 @@ def main(argv=None):
 
 
 def translate_src(sv, sentence):
+    """One sentence as a ``(1, S)`` tensor of source ids."""
     import torch
     return torch.tensor([sv.encode(sentence)])  # (1, S)
 
