@@ -25,7 +25,7 @@ PORTABLE := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capability(), \
 	'kernels,', torch.get_num_threads(), 'thread(s)')"
 
-.PHONY: book test unit nbval nbval-portable book-check browser-check lab notebooks clean install
+.PHONY: bench book test unit nbval nbval-portable book-check browser-check lab notebooks clean install
 
 install: $(STAMP)
 
@@ -83,3 +83,7 @@ notebooks: $(STAMP)
 
 clean:
 	rm -rf _build .jupyter_cache
+
+# Cached vs uncached greedy decoding (not part of `make test`: it takes a minute or two).
+bench: $(STAMP)
+	$(PY) benchmarks/decode.py

@@ -13,6 +13,11 @@ module              what it holds                                             ch
 ``model``           the full encoder-decoder ``Transformer``                  1, 9
 ``draw``            figures computed from tensors                             all
 ``exercises``       auto-checkers for the end-of-chapter exercises            2-4
+``data``            toy French-English corpus, vocabulary, batching           11
+``loss``            label-smoothed loss (KL form)                             11
+``decoding``        greedy decoding with a key/value cache, beam search       10
+``train``           schedule, training loop, checkpoints; ``python -m``       11
+``translate``       the ``python -m illustrated.translate`` command           11
 ==================  ========================================================  =========
 
 Shape letters used in every docstring and shape comment:

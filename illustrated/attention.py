@@ -5,6 +5,11 @@ split into heads in chapter 5.
 ``softmax(Q K^T / sqrt(d_k)) V``; ``MultiHeadAttention`` runs ``h`` of them side by side
 on learned projections and mixes the results with ``W^O``.
 
+For decoding one token at a time, :class:`KVCache` keeps the keys and values a
+``MultiHeadAttention`` has already projected, so each step projects only the newest token
+(self-attention) or nothing at all (encoder-decoder attention, whose keys and values come
+from the fixed encoder memory). See :mod:`illustrated.decoding`.
+
 Masks follow the package convention (bool, ``True`` = may attend; see
 :mod:`illustrated.masks`). A query row whose keys are *all* blocked gets weights of exactly
 0 and an output of 0, not NaN: it has nothing to look at, so it reads nothing.
@@ -114,6 +119,35 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
     return weights @ value, weights  # (..., L, Dv), (..., L, S)
 
 
+class KVCache:
+    """The keys and values one :class:`MultiHeadAttention` has projected so far, kept
+    between the steps of incremental decoding.
+
+    Args:
+        static: ``False`` for self-attention: each call appends the new positions' keys and
+            values. ``True`` for encoder-decoder attention: the keys and values of the
+            (fixed) memory are projected on the first call and reused afterwards.
+
+    ``k`` and ``v`` are ``(B, H, S, Dk)`` once filled, ``None`` before.
+    """
+
+    def __init__(self, static: bool = False):
+        self.static = bool(static)
+        self.k: torch.Tensor | None = None
+        self.v: torch.Tensor | None = None
+
+    def __len__(self) -> int:
+        """The number of positions ``S`` held."""
+        return 0 if self.k is None else self.k.shape[-2]
+
+    def reorder(self, index: torch.Tensor) -> None:
+        """Keep the batch rows ``index`` (a 1-D LongTensor), in that order: beam search
+        calls this when hypotheses are extended from other rows."""
+        if self.k is not None:
+            self.k = self.k.index_select(0, index)  # (B', H, S, Dk)
+            self.v = self.v.index_select(0, index)  # (B', H, S, Dk)
+
+
 class MultiHeadAttention(nn.Module):
     """Multi-head attention, batch-first (chapter 5).
 
@@ -143,7 +177,7 @@ class MultiHeadAttention(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.attention_weights = None
 
-    def _check_inputs(self, query, key, value, mask):
+    def _check_inputs(self, query, key, value, mask, past: int = 0):
         for name, x in (("query", query), ("key", key), ("value", value)):
             check_tensor(x, name, ndim=3, floating=True)
             if x.shape[-1] != self.d_model:
@@ -166,7 +200,7 @@ class MultiHeadAttention(nn.Module):
         if mask is not None:
             check_tensor(mask, "mask", ndim=(2, 3, 4))
             # Check the mask as the caller gave it, so an error names their shape.
-            B, L, S = query.shape[0], query.shape[1], key.shape[1]
+            B, L, S = query.shape[0], query.shape[1], past + key.shape[1]
             check_mask(mask, (B, self.h, L, S) if mask.dim() == 4 else (B, L, S))
 
     def _check_like_weights(self, x: torch.Tensor) -> None:
@@ -188,20 +222,36 @@ class MultiHeadAttention(nn.Module):
         B, n, _ = x.shape
         return x.view(B, n, self.h, self.d_k).transpose(1, 2)  # (B, H, n, Dk)
 
-    def forward(self, query, key, value, mask=None):
+    def forward(self, query, key, value, mask=None, cache: KVCache | None = None):
         """Args: query ``(B, L, D)``; key, value ``(B, S, D)``; mask broadcasting to
-        ``(B, L, S)`` (2-D or 3-D, a head axis is added) or ``(B, H, L, S)`` (4-D).
+        ``(B, L, S)`` (2-D or 3-D, a head axis is added) or ``(B, H, L, S)`` (4-D);
+        cache: optional :class:`KVCache` for incremental decoding. With a cache that
+        already holds ``P`` positions, self-attention attends to ``P + S`` keys (the mask
+        must broadcast to ``(B, L, P + S)``); a static cache reuses the keys and values it
+        holds and ignores ``key`` and ``value`` apart from checking them.
 
         Returns: ``(B, L, D)``.
         """
-        self._check_inputs(query, key, value, mask)
+        if cache is not None and not isinstance(cache, KVCache):
+            raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
+        reuse = cache is not None and cache.static and cache.k is not None
+        past = len(cache) if cache is not None and not cache.static else 0
+        self._check_inputs(query, key, value, mask, past)
         B, L, _ = query.shape
         if mask is not None and mask.dim() < 4:
             mask = mask.unsqueeze(-3)  # (B, 1, L, S): the same mask for every head
-        # 1) project, 2) split into heads
+        # 1) project, 2) split into heads (keys and values only if not cached already)
         q = self._split(self.w_q(query))  # (B, H, L, Dk)
-        k = self._split(self.w_k(key))  # (B, H, S, Dk)
-        v = self._split(self.w_v(value))  # (B, H, S, Dk)
+        if reuse:
+            k, v = cache.k, cache.v  # (B, H, S, Dk)
+        else:
+            k = self._split(self.w_k(key))  # (B, H, S, Dk)
+            v = self._split(self.w_v(value))  # (B, H, S, Dk)
+        if cache is not None and not reuse:
+            if past:
+                k = torch.cat([cache.k, k], dim=-2)  # (B, H, P + S, Dk)
+                v = torch.cat([cache.v, v], dim=-2)  # (B, H, P + S, Dk)
+            cache.k, cache.v = k, v
         # 3) attend in every head at once
         z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=self.dropout)
         self.attention_weights = weights.detach()  # (B, H, L, S)

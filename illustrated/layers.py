@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ._checks import check_dropout, check_heads, check_positive_int, check_tensor
-from .attention import MultiHeadAttention
+from .attention import KVCache, MultiHeadAttention
 from .masks import check_mask
 
 
@@ -222,7 +222,7 @@ class DecoderLayer(nn.Module):
         self.sublayer2 = SublayerConnection(d_model, dropout, norm_first)
         self.sublayer3 = SublayerConnection(d_model, dropout, norm_first)
 
-    def _check_inputs(self, x, memory, src_mask, tgt_mask) -> None:
+    def _check_inputs(self, x, memory, src_mask, tgt_mask, past: int = 0) -> None:
         _check_stream(x, self.d_model)
         _check_stream(memory, self.d_model, "memory")
         if memory.shape[0] != x.shape[0]:
@@ -232,28 +232,40 @@ class DecoderLayer(nn.Module):
             )
         B, T, S = x.shape[0], x.shape[1], memory.shape[1]
         if tgt_mask is not None:
-            check_mask(tgt_mask, (B, T, T), "tgt_mask")
+            check_mask(tgt_mask, (B, T, past + T), "tgt_mask")
         if src_mask is not None:
             check_mask(src_mask, (B, T, S), "src_mask")
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor,
                 src_mask: torch.Tensor | None = None,
-                tgt_mask: torch.Tensor | None = None) -> torch.Tensor:
+                tgt_mask: torch.Tensor | None = None,
+                cache: tuple[KVCache, KVCache] | None = None) -> torch.Tensor:
         """Args:
             x: decoder stream ``(B, T, D)``.
             memory: encoder output ``(B, S, D)``.
             src_mask: bool mask broadcasting to ``(B, T, S)``, usually
                 ``padding_mask(src)`` ``(B, 1, S)``.
             tgt_mask: bool mask broadcasting to ``(B, T, T)``, usually
-                ``padding_mask(tgt) & subsequent_mask(T)``.
+                ``padding_mask(tgt) & subsequent_mask(T)``; with a cache holding ``P``
+                earlier positions, to ``(B, T, P + T)`` (``None`` when ``x`` is the one
+                newest position: it may look at every earlier one).
+            cache: optional ``(self-attention cache, encoder-decoder cache)`` pair of
+                :class:`~illustrated.attention.KVCache`, for incremental decoding (one
+                entry of a :class:`DecoderCache`).
 
         Returns: ``(B, T, D)``.
         """
-        self._check_inputs(x, memory, src_mask, tgt_mask)
+        self_cache, src_cache = (None, None) if cache is None else cache
+        past = 0 if self_cache is None else len(self_cache)
+        self._check_inputs(x, memory, src_mask, tgt_mask, past)
         # 1) masked self-attention: each target position looks at earlier ones only
-        x = self.sublayer1(x, lambda y: self.self_attn(y, y, y, tgt_mask))  # (B, T, D)
+        x = self.sublayer1(
+            x, lambda y: self.self_attn(y, y, y, tgt_mask, cache=self_cache)
+        )  # (B, T, D)
         # 2) encoder-decoder attention: queries from the decoder, keys/values from memory
-        x = self.sublayer2(x, lambda y: self.src_attn(y, memory, memory, src_mask))  # (B, T, D)
+        x = self.sublayer2(
+            x, lambda y: self.src_attn(y, memory, memory, src_mask, cache=src_cache)
+        )  # (B, T, D)
         # 3) position-wise feed-forward
         return self.sublayer3(x, self.feed_forward)  # (B, T, D)
 
@@ -269,3 +281,27 @@ class DecoderLayer(nn.Module):
         _copy_common(ours, layer, (ours.sublayer1, ours.sublayer2, ours.sublayer3))
         ours.src_attn = MultiHeadAttention.from_torch(layer.multihead_attn)
         return ours.train(layer.training)
+
+
+class DecoderCache:
+    """The key/value caches of a stack of ``N`` decoder layers, for incremental decoding:
+    per layer, a self-attention :class:`~illustrated.attention.KVCache` that grows by one
+    position per step and a static one holding the projected encoder memory.
+
+    Args:
+        N: number of decoder layers.
+    """
+
+    def __init__(self, N: int):
+        check_positive_int(N, "N")
+        self.layers = [(KVCache(), KVCache(static=True)) for _ in range(N)]
+
+    def __len__(self) -> int:
+        """The number of target positions decoded so far."""
+        return len(self.layers[0][0])
+
+    def reorder(self, index: torch.Tensor) -> None:
+        """Keep the batch rows ``index`` (1-D LongTensor) of every cache, in that order."""
+        for self_cache, src_cache in self.layers:
+            self_cache.reorder(index)
+            src_cache.reorder(index)

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from ._checks import check_dropout, check_heads, check_positive_int
-from .layers import DecoderLayer, EncoderLayer, Embeddings
+from .layers import DecoderCache, DecoderLayer, EncoderLayer, Embeddings
 from .masks import check_mask, padding_mask, subsequent_mask
 from .positional import PositionalEncoding
 
@@ -120,12 +120,25 @@ class Decoder(nn.Module):
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor,
                 src_mask: torch.Tensor | None = None,
-                tgt_mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Args: x ``(B, T, D)``; memory ``(B, S, D)``; masks as
-        :class:`~illustrated.layers.DecoderLayer`.
+                tgt_mask: torch.Tensor | None = None,
+                cache: DecoderCache | None = None) -> torch.Tensor:
+        """Args: x ``(B, T, D)``; memory ``(B, S, D)``; masks and cache as
+        :class:`~illustrated.layers.DecoderLayer` (``cache`` a
+        :class:`~illustrated.layers.DecoderCache` of this stack's depth).
         Returns: ``(B, T, D)``."""
-        for layer in self.layers:
-            x = layer(x, memory, src_mask, tgt_mask)  # (B, T, D)
+        if cache is not None:
+            if not isinstance(cache, DecoderCache):
+                raise TypeError(
+                    f"cache must be a DecoderCache or None, got {type(cache).__name__}"
+                )
+            if len(cache.layers) != len(self.layers):
+                raise ValueError(
+                    f"cache has {len(cache.layers)} layers but the decoder has "
+                    f"{len(self.layers)}; make it with model.new_cache()"
+                )
+        for i, layer in enumerate(self.layers):
+            layer_cache = None if cache is None else cache.layers[i]
+            x = layer(x, memory, src_mask, tgt_mask, cache=layer_cache)  # (B, T, D)
         return self.norm(x)  # (B, T, D)
 
 
@@ -218,10 +231,23 @@ class Transformer(nn.Module):
         return self.encoder(x, src_mask)  # (B, S, D)
 
     def decode(self, memory: torch.Tensor, src_mask: torch.Tensor | None,
-               tgt: torch.Tensor, tgt_mask: torch.Tensor | None) -> torch.Tensor:
+               tgt: torch.Tensor, tgt_mask: torch.Tensor | None,
+               cache: DecoderCache | None = None) -> torch.Tensor:
         """Args: memory ``(B, S, D)``; src_mask ``(B, 1, S)``; tgt ids ``(B, T)``;
-        tgt_mask ``(B, T, T)``. Returns: ``(B, T, D)``."""
-        return self.decoder(self.tgt_embed(tgt), memory, src_mask, tgt_mask)  # (B, T, D)
+        tgt_mask ``(B, T, T)``; cache: optional :class:`~illustrated.layers.DecoderCache`
+        from :meth:`new_cache`. With a cache holding ``P`` positions, ``tgt`` holds only
+        the new tokens (at positions ``P..P+T-1``), the earlier ones are read from the
+        cache, and ``tgt_mask`` broadcasts to ``(B, T, P + T)`` (``None`` for one token).
+        Returns: ``(B, T, D)``."""
+        if cache is None:
+            return self.decoder(self.tgt_embed(tgt), memory, src_mask, tgt_mask)  # (B, T, D)
+        embed, positional = self.tgt_embed
+        x = positional(embed(tgt), start=len(cache))  # (B, T, D)
+        return self.decoder(x, memory, src_mask, tgt_mask, cache=cache)  # (B, T, D)
+
+    def new_cache(self) -> DecoderCache:
+        """An empty key/value cache for incremental decoding with :meth:`decode`."""
+        return DecoderCache(self.config.N)
 
     def forward(self, src: torch.Tensor, tgt: torch.Tensor,
                 src_mask: torch.Tensor | None = None,

@@ -87,20 +87,24 @@ class PositionalEncoding(nn.Module):
         self.register_buffer("pe", pe.unsqueeze(0), persistent=False)  # (1, max_len, D)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Args: x ``(B, L, D)`` embeddings. Returns: ``(B, L, D)``, ``dropout(x + PE[:L])``."""
+    def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """Args: x ``(B, L, D)`` embeddings; start: the position of ``x``'s first row
+        (0 unless decoding one token at a time, where the newest token sits at position
+        ``start``). Returns: ``(B, L, D)``, ``dropout(x + PE[start:start + L])``."""
         check_tensor(x, "x", ndim=3, floating=True)
         B, L, D = x.shape
         if D != self.d_model:
             raise ValueError(
                 f"x must have last dimension d_model={self.d_model}, got shape {tuple(x.shape)}"
             )
-        if L > self.max_len:
+        if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+            raise ValueError(f"start must be an int >= 0, got {start!r}")
+        if start + L > self.max_len:
             raise ValueError(
-                f"sequence length {L} is longer than max_len={self.max_len}; "
+                f"sequence length {start + L} is longer than max_len={self.max_len}; "
                 f"build PositionalEncoding with a larger max_len"
             )
-        # 1) add the encodings of positions 0..L-1 (the same for every sequence in the batch)
-        x = x + self.pe[:, :L].to(x.dtype)  # (B, L, D)
+        # 1) add the encodings of positions start..start+L-1 (the same for every sequence)
+        x = x + self.pe[:, start:start + L].to(x.dtype)  # (B, L, D)
         # 2) dropout on the sum
         return self.dropout(x)

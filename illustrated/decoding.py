@@ -1,0 +1,114 @@
+"""Decoding: turn a trained model and a source sentence into target tokens.
+
+``greedy_decode`` picks the most likely token at every step; with ``use_cache=True`` each
+step feeds only the newest token and reuses the keys and values cached by earlier steps
+(:class:`~illustrated.layers.DecoderCache`), with the same output as re-running the
+decoder on the whole prefix. ``beam_search`` keeps the ``beam_size`` best prefixes.
+"""
+from __future__ import annotations
+
+import torch
+
+from .masks import padding_mask, subsequent_mask
+
+
+def _step(model, memory, src_mask, ys, cache):
+    """Log-probabilities ``(B, V)`` of the next token after the prefixes ``ys`` ``(B, T)``."""
+    if cache is not None:
+        out = model.decode(memory, src_mask, ys[:, -1:], None, cache=cache)  # (B, 1, D)
+    else:
+        T = ys.shape[1]
+        out = model.decode(memory, src_mask, ys, subsequent_mask(T, ys.device))  # (B, T, D)
+    return model.generator(out[:, -1])  # (B, V)
+
+
+def _check_ids(src, max_len):
+    if not isinstance(src, torch.Tensor) or src.dim() != 2:
+        raise ValueError(f"src must be a (B, S) tensor of token ids, got {src!r:.80}")
+    if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 2:
+        raise ValueError(f"max_len must be an int >= 2 (bos + one token), got {max_len!r}")
+
+
+def greedy_decode(model, src, max_len, bos_id, eos_id, src_mask=None, use_cache=True,
+                  pad_id=0):
+    """Greedy decoding. Args: src ``(B, S)`` ids; src_mask ``(B, 1, S)`` (``None``: built
+    from ``pad_id``). Returns ``(B, T)`` LongTensor starting with ``bos_id``, ``T <= max_len``;
+    after a row's ``eos_id`` come ``pad_id`` tokens. The model's mode is restored afterwards."""
+    _check_ids(src, max_len)
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            if src_mask is None:
+                src_mask = padding_mask(src, pad_id)  # (B, 1, S)
+            memory = model.encode(src, src_mask)  # (B, S, D)
+            cache = model.new_cache() if use_cache else None
+            ys = torch.full((src.shape[0], 1), bos_id, dtype=torch.long)  # (B, 1)
+            done = torch.zeros(src.shape[0], dtype=torch.bool)  # (B,)
+            while ys.shape[1] < max_len and not bool(done.all()):
+                nxt = _step(model, memory, src_mask, ys, cache).argmax(-1)  # (B,)
+                nxt = nxt.masked_fill(done, pad_id)
+                ys = torch.cat([ys, nxt[:, None]], dim=1)  # (B, T + 1)
+                done |= nxt == eos_id
+            return ys
+    finally:
+        model.train(was_training)
+
+
+def beam_search(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,
+                length_penalty=0.0):
+    """Beam search for one source ``(1, S)``. Returns ``top_beams`` pairs ``(tokens, score)``
+    best first: tokens a 1-D LongTensor starting with ``bos_id``; score the sum of the
+    tokens' log-probabilities divided by ``((5 + n) / 6) ** length_penalty``."""
+    _check_ids(src, max_len)
+    if src.shape[0] != 1:
+        raise ValueError(f"beam_search takes one source (1, S), got {tuple(src.shape)}")
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            return _beam(model, src, max_len, bos_id, eos_id, beam_size, top_beams,
+                         length_penalty)
+    finally:
+        model.train(was_training)
+
+
+def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
+    src_mask = padding_mask(src, model.config.pad_id)  # (1, 1, S)
+    memory = model.encode(src, src_mask)  # (1, S, D)
+    cache = model.new_cache()
+    ys = torch.full((1, 1), bos_id, dtype=torch.long)  # (K, 1)
+    scores = torch.zeros(1, dtype=torch.float64)  # (K,)
+    finished = []
+
+    def final(tokens, score):
+        n = tokens.numel() - 1
+        return tokens, float(score) / ((5 + n) / 6) ** alpha
+
+    while ys.shape[1] < max_len and ys.shape[0] > 0 and len(finished) < k:
+        K = ys.shape[0]
+        mem, mask = memory.expand(K, -1, -1), src_mask.expand(K, -1, -1)
+        logp = _step(model, mem, mask, ys, cache).double()  # (K, V)
+        cand = (scores[:, None] + logp).flatten()  # (K * V,)
+        top = cand.topk(min(2 * k, cand.numel()))
+        rows, keep = [], []
+        for rank, (s, i) in enumerate(zip(top.values, top.indices)):
+            row, tok = divmod(int(i), logp.shape[1])
+            seq = torch.cat([ys[row], torch.tensor([tok])])
+            if tok == eos_id:
+                if rank < k:
+                    finished.append(final(seq, s))
+            elif len(keep) < k:
+                rows.append(row)
+                keep.append((seq, s))
+        if not keep:
+            break
+        index = torch.tensor(rows)
+        cache.reorder(index)
+        ys = torch.stack([seq for seq, _ in keep])  # (K', T + 1)
+        scores = torch.stack([s for _, s in keep])  # (K',)
+    if ys.shape[1] >= max_len or len(finished) < top_beams:
+        # Out of length: the unfinished hypotheses compete too, as greedy's truncated row.
+        finished += [final(seq, s) for seq, s in zip(ys, scores)]
+    finished.sort(key=lambda pair: -pair[1])
+    return finished[:top_beams]

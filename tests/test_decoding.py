@@ -1,0 +1,71 @@
+import torch
+
+from illustrated.decoding import beam_search, greedy_decode
+from illustrated.model import ModelConfig, Transformer
+
+
+def _model(seed=0):
+    m = Transformer(ModelConfig.tiny(src_vocab=11, tgt_vocab=11), torch.Generator().manual_seed(seed))
+    return m.double()
+
+
+def test_cached_greedy_equals_uncached_with_padding():
+    model = _model()
+    src = torch.tensor([[4, 5, 6, 7, 2], [8, 9, 2, 0, 0], [5, 5, 2, 0, 0]])
+    a = greedy_decode(model, src, 12, bos_id=1, eos_id=2, use_cache=True)
+    b = greedy_decode(model, src, 12, bos_id=1, eos_id=2, use_cache=False)
+    assert a.shape[0] == 3 and a[:, 0].eq(1).all()
+    assert torch.equal(a, b)
+
+
+def test_mode_restored():
+    model = _model().train()
+    greedy_decode(model, torch.tensor([[4, 5, 2]]), 5, 1, 2)
+    assert model.training
+
+
+def test_beam_size_1_equals_greedy():
+    for seed in range(4):
+        model = _model(seed)
+        src = torch.tensor([[3, 4, 5, 6, 2]])
+        g = greedy_decode(model, src, 10, 1, 2)[0]
+        (tokens, _), = beam_search(model, src, 10, 1, 2, beam_size=1)
+        assert torch.equal(tokens, g)
+
+
+def test_beam_scores_are_sums_of_log_probs():
+    model = _model(1)
+    src = torch.tensor([[3, 4, 5, 2]])
+    for tokens, score in beam_search(model, src, 6, 1, 2, beam_size=3, top_beams=3):
+        logp = model.eval()(src, tokens[None, :-1], None,
+                            torch.ones(1, len(tokens) - 1, len(tokens) - 1).tril().bool())
+        expect = logp[0].gather(-1, tokens[1:, None]).sum().item()
+        assert abs(score - expect) < 1e-9
+
+
+def test_bad_inputs_named():
+    import pytest
+    model = _model()
+    with pytest.raises(ValueError, match="max_len"):
+        greedy_decode(model, torch.tensor([[3, 2]]), 1, 1, 2)
+    with pytest.raises(ValueError, match="one source"):
+        beam_search(model, torch.tensor([[3, 2], [4, 2]]), 5, 1, 2)
+
+
+def test_large_beam_finds_the_exhaustive_best():
+    import itertools
+    model = _model(2).eval()
+    src = torch.tensor([[3, 4, 2]])
+    best = None
+    for n in range(1, 4):  # every sequence of up to 3 tokens; unfinished ones at length 3
+        for seq in itertools.product(range(11), repeat=n):
+            if 2 in seq[:-1] or (n < 3 and seq[-1] != 2):
+                continue
+            tokens = torch.tensor((1,) + seq)
+            T = len(tokens) - 1
+            logp = model(src, tokens[None, :-1], None, torch.ones(1, T, T).tril().bool())
+            s = logp[0].gather(-1, tokens[1:, None]).sum().item()
+            if best is None or s > best[1]:
+                best = (tokens, s)
+    (tokens, score), = beam_search(model, src, 4, 1, 2, beam_size=200)
+    assert torch.equal(tokens, best[0]) and abs(score - best[1]) < 1e-9

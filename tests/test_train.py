@@ -1,0 +1,36 @@
+import pytest
+import torch
+
+from illustrated.train import TrainConfig, load_checkpoint, rate, save_checkpoint, train
+
+TINY = TrainConfig(steps=20, batch_size=16, d_model=16, N=1, h=2, d_ff=32)
+
+
+def test_rate_warmup_then_decay():
+    assert rate(1, 64, 10) < rate(10, 64, 10) > rate(100, 64, 10)
+    assert rate(40, 64, 10) == pytest.approx(rate(10, 64, 10) / 2)
+
+
+def test_training_is_reproducible_and_checkpoint_round_trip(tmp_path):
+    model, sv, tv, hist, _ = train(TINY, progress=False)
+    _, _, _, hist2, _ = train(TINY, progress=False)
+    assert hist == hist2 and len(hist) == 20
+    path = save_checkpoint(tmp_path / "c.pt", model, sv, tv, hist)
+    m2, sv2, tv2 = load_checkpoint(path)
+    assert sv2.itos == sv.itos and tv2.itos == tv.itos
+    for a, b in zip(model.state_dict().values(), m2.state_dict().values()):
+        assert torch.equal(a, b)
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(ValueError, match="damaged"):
+        load_checkpoint(path)
+
+
+def test_checkpoint_of_another_shape_is_refused(tmp_path):
+    model, sv, tv, _, _ = train(TrainConfig(steps=1, batch_size=4, d_model=16, N=1, h=2,
+                                            d_ff=32), progress=False)
+    path = save_checkpoint(tmp_path / "c.pt", model, sv, tv)
+    blob = torch.load(path, weights_only=True)
+    blob["config"]["d_model"] = 32
+    torch.save(blob, path)
+    with pytest.raises(ValueError, match="do not fit"):
+        load_checkpoint(path)
