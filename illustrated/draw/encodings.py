@@ -48,10 +48,12 @@ def encoding_heatmap(table, title=None, row_labels=None, col_labels=None,
     vmin, vmax = (-bound if vmin is None else vmin), (bound if vmax is None else vmax)
     cell = min(0.5, 7.0 / D, 5.5 / L)
     own = ax is None
-    fig, ax = _new_axes((max(3.0, D * cell + 2.2), max(1.6, L * cell + 1.0 + 0.3 * bool(title))),
+    equal = D <= 4 * L  # square cells; a wide table gets taller rows to stay readable
+    height = L * cell if equal else min(4.0, 0.15 * L)
+    fig, ax = _new_axes((max(3.0, D * cell + 2.2), max(1.6, height + 1.0 + 0.3 * bool(title))),
                         ax)
     image = ax.imshow(t.double().numpy(), cmap=cmap, vmin=vmin, vmax=vmax,
-                      aspect="equal" if D <= 4 * L else "auto", interpolation="nearest")
+                      aspect="equal" if equal else "auto", interpolation="nearest")
     if show_values:
         _print_values(ax, t, image, fmt)
     _ticks(ax, rows, cols, L, D)
