@@ -23,10 +23,12 @@ module              figures
 ``heatmaps``        ``attention_heatmap``, ``attention_heads``
 ``plots``           ``histograms``, ``bar_values``, ``line_plot``
 ``diagrams``        ``black_box``, ``stack_diagram`` (and the names of its ``PARTS``)
+``encodings``       ``encoding_heatmap``, ``encoding_waves``
 ``palette``         the colour constants
 ==================  ==============================================================
 """
 from .diagrams import PARTS, black_box, stack_diagram
+from .encodings import encoding_heatmap, encoding_waves
 from .heatmaps import attention_heads, attention_heatmap
 from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERGING, EMBEDDING,
                       ENCODER, FEED_FORWARD, INK, KEY, MUTED, OUTPUT, PAPER, POSITIONAL, QUERY,
@@ -50,4 +52,6 @@ __all__ = [
     "histograms", "bar_values", "line_plot",
     # diagrams
     "black_box", "stack_diagram",
+    # position tables
+    "encoding_heatmap", "encoding_waves",
 ]
