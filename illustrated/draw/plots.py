@@ -149,7 +149,9 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
     _log_axes(ax, xs, torch.cat(list(curves.values())), logx, logy)
     _style(ax, title, xlabel, ylabel)
     ax.legend(frameon=False, fontsize=9)
-    return _finish(fig)
+    alt = (f"{title or 'A line plot'}: {ylabel or 'values'} against {xlabel or 'x'} "
+           f"({xs.numel()} points), one curve each for {', '.join(curves)}.")
+    return _finish(fig, alt=alt)
 
 
 def _log_axes(ax, xs, ys, logx, logy) -> None:

@@ -69,7 +69,11 @@ def tensor_cells(x, row_labels=None, col_labels=None, title=None, show_values=Tr
         ax.set_title(title, color=INK, fontsize=11)
     if colorbar:
         fig.colorbar(ScalarMappable(norm, cmap), ax=ax, shrink=0.8, aspect=15)
-    return _finish(fig)
+    shown = "each box showing its value" if size else "colour showing each value"
+    alt = (f"{title or 'A tensor'}: a grid of {R} x {C} coloured boxes, {shown}"
+           + (f"; rows {', '.join(rows)}" if rows else "")
+           + (f"; columns {', '.join(cols)}" if cols else "") + ".")
+    return _finish(fig, alt=alt)
 
 
 def _cell_ticks(ax, rows, cols, R, C, wide) -> None:

@@ -18,6 +18,7 @@ must also leave its inputs as they were: one that writes into them (``x -= ...``
 Masks follow the package convention: bool, ``True`` means *may attend*.
 """
 from .attention import check_attention, check_scores
+from .layer_norm import check_layer_norm
 from .lookup import check_soft_lookup
 from .self_attention import check_self_attention
 from .softmax import check_softmax
@@ -28,4 +29,5 @@ __all__ = [
     "check_self_attention",  # chapter 3
     "check_scores",  # chapter 4
     "check_attention",  # chapter 4
+    "check_layer_norm",  # chapter 8
 ]
