@@ -89,7 +89,8 @@ def ln_in_place(x, gamma, beta, eps=1e-5):
 MISTAKES = [  # (a wrong layer norm, the start of its hint)
     (over((0,)), HINT + r"you normalised each feature across positions L: that is batch "
                         r"norm's axis"),
-    (over((0, 1)), HINT + r"you normalised each feature across the batch B and positions L: "
+    (lambda x, g, b, eps=1e-5: (ln_by_hand if x.dim() == 2 else over((0, 1)))(x, g, b, eps),
+     HINT + r"you normalised each feature across the batch B and positions L: "
                           r"that is batch norm's axis"),
     (over((-2, -1)), HINT + r"you normalised over positions L and features D together"),
     (ln_unbiased, HINT + r"you used the unbiased variance \(dividing by D - 1\)"),
