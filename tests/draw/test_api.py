@@ -97,7 +97,8 @@ def test_each_function_returns_a_figure_that_renders(name):
     width, height = fig.get_size_inches()
     assert 2.5 <= width <= 10.5 and 1.0 <= height <= 10.5, (width, height)
     # Renders to PNG, through the method Jupyter calls to show a figure without pyplot.
-    assert fig._repr_png_().startswith(b"\x89PNG")
+    png = fig._repr_png_()  # the PNG, or (PNG, {"alt": ...}) when the figure has alt text
+    assert (png[0] if isinstance(png, tuple) else png).startswith(b"\x89PNG")
 
 
 @pytest.mark.parametrize("function", [draw.tensor_cells, draw.attention_heatmap,
