@@ -18,6 +18,7 @@ must also leave its inputs as they were: one that writes into them (``x -= ...``
 Masks follow the package convention: bool, ``True`` means *may attend*.
 """
 from .attention import check_attention, check_scores
+from .layer_norm import check_layer_norm
 from .lookup import check_soft_lookup
 from .positional import check_positional_encoding
 from .self_attention import check_self_attention
@@ -30,4 +31,5 @@ __all__ = [
     "check_scores",  # chapter 4
     "check_attention",  # chapter 4
     "check_positional_encoding",  # chapter 7
+    "check_layer_norm",  # chapter 8
 ]
