@@ -41,10 +41,3 @@ def test_line_plot_draws_each_series():
         draw.line_plot(d_k, {"short": [1, 2]})
     with pytest.raises(ValueError, match="logy=True needs positive values"):
         draw.line_plot(d_k, {"zero": torch.zeros(5)}, logy=True)
-
-
-def test_line_plot_alt_text_names_the_curves_and_axes():
-    fig = draw.line_plot([1, 2, 3], {"post-norm": [3, 2, 1], "pre-norm": [1, 1, 1]},
-                         xlabel="layers N", ylabel="gradient norm", title="Gradients")
-    assert fig.alt_text == ("Gradients: gradient norm against layers N (3 points), one "
-                            "curve each for post-norm, pre-norm.")

@@ -100,11 +100,3 @@ def test_self_attention_table_rejects_mismatched_inputs():
         draw.self_attention_table(words, x, w_q, torch.zeros(4, 2), w_v)
     with pytest.raises(ValueError, match="position must be an int in"):
         draw.self_attention_table(words, x, w_q, w_k, w_v, position=2)
-
-
-def test_tensor_cells_alt_text_names_the_grid_and_its_labels():
-    fig = draw.tensor_cells(torch.zeros(2, 3), row_labels=["a", "b"], title="Zeros")
-    assert fig.alt_text == ("Zeros: a grid of 2 x 3 coloured boxes, each box showing its "
-                            "value; rows a, b.")
-    wide = draw.tensor_cells(torch.zeros(2, 100), show_values=False)
-    assert wide.alt_text == "A tensor: a grid of 2 x 100 coloured boxes, colour showing each value."
