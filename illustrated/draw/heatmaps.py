@@ -121,7 +121,9 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
             ax.set_ylabel("")
     if title:
         fig.suptitle(title, color=INK, fontsize=12)
-    return _finish(fig)
+    alt = (f"{H} heat maps of attention weights, one per head, each with {L} queries as rows "
+           f"and {S} keys as columns" + (f": {title}" if title else ""))
+    return _finish(fig, alt=alt)
 
 
 def _heads_weights(weights):
