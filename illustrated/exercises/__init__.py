@@ -1,4 +1,4 @@
-"""Auto-checkers for the exercises at the end of chapters 2–4 (more come with later chapters).
+"""Auto-checkers for the exercises at the end of chapters 2–5 (more come with later chapters).
 
 Call a checker with *your* function in a notebook cell::
 
