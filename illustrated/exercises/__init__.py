@@ -19,7 +19,7 @@ Masks follow the package convention: bool, ``True`` means *may attend*.
 """
 from .attention import check_attention, check_scores
 from .lookup import check_soft_lookup
-from .multi_head import check_merge_heads, check_split_heads
+from .multi_head import check_merge_heads, check_multi_head_attention, check_split_heads
 from .self_attention import check_self_attention
 from .softmax import check_softmax
 
@@ -31,4 +31,5 @@ __all__ = [
     "check_attention",  # chapter 4
     "check_split_heads",  # chapter 5
     "check_merge_heads",  # chapter 5
+    "check_multi_head_attention",  # chapter 5
 ]
