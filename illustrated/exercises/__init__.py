@@ -1,4 +1,4 @@
-"""Auto-checkers for the exercises at the end of chapters 2–4 (more come with later chapters).
+"""Auto-checkers for the exercises at the end of chapters 2–5 (more come with later chapters).
 
 Call a checker with *your* function in a notebook cell::
 
@@ -20,6 +20,7 @@ Masks follow the package convention: bool, ``True`` means *may attend*.
 from .attention import check_attention, check_scores
 from .layer_norm import check_layer_norm
 from .lookup import check_soft_lookup
+from .multi_head import check_merge_heads, check_multi_head_attention, check_split_heads
 from .positional import check_positional_encoding
 from .self_attention import check_self_attention
 from .softmax import check_softmax
@@ -30,6 +31,9 @@ __all__ = [
     "check_self_attention",  # chapter 3
     "check_scores",  # chapter 4
     "check_attention",  # chapter 4
+    "check_split_heads",  # chapter 5
+    "check_merge_heads",  # chapter 5
+    "check_multi_head_attention",  # chapter 5
     "check_positional_encoding",  # chapter 7
     "check_layer_norm",  # chapter 8
 ]

@@ -1,0 +1,238 @@
+"""The checkers of chapter 5, Multi-head attention: splitting a ``(B, L, D)`` tensor into
+heads ``(B, H, L, Dk)``, merging them back, and multi-head attention as a whole."""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import torch
+
+from ..attention import MultiHeadAttention
+from ..masks import padding_mask, subsequent_mask
+from ._attend import (
+    _OVER_QUERIES,
+    _UNSCALED_SCORES,
+    _attend,
+    _score_mistakes,
+    _scores_reference,
+)
+from ._runner import _Case, _equals, _randn, _run
+from .attention import _AFTER, _ZERO_FILL
+
+
+def _split_reference(x: torch.Tensor, h: int) -> torch.Tensor:
+    B, L, D = x.shape
+    return x.view(B, L, h, D // h).transpose(1, 2)  # (B, H, L, Dk)
+
+
+def _merge_reference(z: torch.Tensor) -> torch.Tensor:
+    B, H, L, Dk = z.shape
+    return z.transpose(1, 2).reshape(B, L, H * Dk)  # (B, L, D)
+
+
+_NO_TRANSPOSE = ("it looks like you used `view` or `reshape` straight to the target shape, "
+                 "without `transpose(1, 2)`: the shape is right but each head then holds "
+                 "numbers of different tokens. View as (B, L, H, Dk) first, then swap L and H.")
+_INTERLEAVED = ("it looks like your heads take every h-th column (the head axis last: "
+                "(B, L, Dk, H)); head i owns the contiguous columns i*Dk to (i+1)*Dk.")
+_KEPT_LAYOUT = ("it looks like you stopped at (B, L, H, Dk): move the head axis in front of "
+                "the length with `.transpose(1, 2)`.")
+_FLATTENED = ("it looks like you merged batch and heads into one axis (B*H, L, Dk), as "
+              "d2l's transpose_qkv does; keep them separate: (B, H, L, Dk).")
+_SUMMED = ("it looks like you added or averaged the heads; concatenate them side by side "
+           "instead, so that the result has width D = H * Dk.")
+
+
+def _split_mistakes(case: _Case) -> list:
+    x, h = case.inputs["x"], case.kwargs["h"]
+    B, L, D = x.shape
+    return [(_NO_TRANSPOSE, _equals(lambda: x.reshape(B, h, L, D // h))),
+            (_INTERLEAVED, _equals(lambda: x.view(B, L, D // h, h).permute(0, 3, 1, 2))),
+            (_KEPT_LAYOUT, _equals(lambda: x.view(B, L, h, D // h))),
+            (_FLATTENED, _equals(lambda: _split_reference(x, h).reshape(B * h, L, D // h)))]
+
+
+def check_split_heads(fn: Callable) -> None:
+    """Check ``fn(x, h=...)``: ``x`` ``(B, L, D)`` -> ``(B, H, L, Dk)``, head ``i`` holding
+    columns ``i*Dk`` to ``(i+1)*Dk`` of every token."""
+    cases = [_Case("2 heads", {"x": _randn(50, 2, 3, 8)}, {"h": 2}),
+             _Case("4 heads, L = 5", {"x": _randn(51, 3, 5, 12)}, {"h": 4}),
+             _Case("float32", {"x": _randn(52, 2, 3, 12, dtype=torch.float32)}, {"h": 3})]
+    _run("check_split_heads", fn, cases, _split_reference, _split_mistakes,
+         error_hint="`x.view(B, L, h, D // h).transpose(1, 2)`: view first, then swap axes.",
+         general_hint="compare your result with `x.view(B, L, h, D // h).transpose(1, 2)`.",
+         success="your split matches on {n} tests.")
+
+
+def _merge_mistakes(case: _Case) -> list:
+    z = case.inputs["z"]
+    B, H, L, Dk = z.shape
+    return [(_NO_TRANSPOSE, _equals(lambda: z.reshape(B, L, H * Dk))),
+            (_INTERLEAVED, _equals(lambda: z.permute(0, 2, 3, 1).reshape(B, L, H * Dk))),
+            (_SUMMED, _equals(lambda: z.sum(1))),
+            (_SUMMED, _equals(lambda: z.mean(1)))]
+
+
+def check_merge_heads(fn: Callable) -> None:
+    """Check ``fn(z)``: ``z`` ``(B, H, L, Dk)`` -> ``(B, L, H*Dk)``, the heads side by
+    side in order (the inverse of splitting)."""
+    cases = [_Case("2 heads", {"z": _randn(60, 2, 2, 3, 4)}),
+             _Case("4 heads, L = 5", {"z": _randn(61, 3, 4, 5, 3)}),
+             _Case("float32", {"z": _randn(62, 2, 3, 3, 4, dtype=torch.float32)})]
+    _run("check_merge_heads", fn, cases, _merge_reference, _merge_mistakes,
+         error_hint="after `transpose(1, 2)` the tensor is not contiguous, so `view` fails: "
+                    "use `.reshape(B, L, H * Dk)` (or `.contiguous().view(...)`).",
+         general_hint="compare your result with `z.transpose(1, 2).reshape(B, L, -1)`.",
+         success="your merge matches on {n} tests.")
+
+
+# ---------------------------------------------------------------- the whole of it
+
+_SPLIT_NO_T = ("it looks like you split the heads with `view` or `reshape` straight to "
+               "(B, H, L, Dk), without `transpose(1, 2)`: each head then mixes numbers of "
+               "different tokens. View as (B, L, H, Dk), then swap L and H.")
+_MERGE_NO_T = ("it looks like you merged the heads with `reshape` straight from "
+               "(B, H, L, Dk) to (B, L, D), without `transpose(1, 2)` first: each token's "
+               "row then holds numbers of other tokens.")
+_MERGE_ORDER = ("it looks like your heads are merged in the wrong order: head i must fill "
+                "columns i*Dk to (i+1)*Dk, head 0 first: `z.transpose(1, 2).reshape(B, L, D)`.")
+_MHA_INTERLEAVED = ("it looks like your heads take every h-th column (the head axis last: "
+                    "(B, L, Dk, H)); head i owns the contiguous columns i*Dk to (i+1)*Dk.")
+_BY_D_MODEL = ("it looks like you divided the scores by √d_model; each head's scores are "
+               "dot products of width d_k = d_model / h, so divide by √d_k, "
+               "`math.sqrt(q.shape[-1])` after the split.")
+_NO_W_O = ("it looks like you forgot the output projection W^O: after merging the heads "
+           "(B, L, D), multiply by `w_o`.")
+_W_T = ("it looks like you multiplied by the transposed weights (`x @ w.T`, nn.Linear's "
+        "convention); here the projections are `query @ w_q`, as in the paper's Q W^Q.")
+_MASK_IGNORED = ("it looks like you ignored the mask: blocked keys still get weight. Fill "
+                 "their scores with `torch.finfo(scores.dtype).min` before the softmax.")
+_MASK_INVERTED = ("it looks like your mask convention is inverted: True means 'may attend', "
+                  "so fill the scores where the mask is False: "
+                  "`scores.masked_fill(~mask, torch.finfo(scores.dtype).min)`.")
+_NO_HEAD_AXIS = ("it looks like you gave the mask no head axis: a (B, L, S) mask against "
+                 "(B, H, L, S) scores lines up its batch with the heads. Use "
+                 "`mask.unsqueeze(1)`, (B, 1, L, S), the same mask for every head.")
+
+
+def _mha_reference(query, key, value, w_q, w_k, w_v, w_o, mask=None, *, h):
+    """The package's MultiHeadAttention holding the plain matrices (Linear stores Wᵀ)."""
+    m = MultiHeadAttention(query.shape[-1], h, bias=False).to(query.dtype)
+    with torch.no_grad():
+        for lin, w in zip((m.w_q, m.w_k, m.w_v, m.w_o), (w_q, w_k, w_v, w_o)):
+            lin.weight.copy_(w.T)
+        return m(query, key, value, mask)  # (B, L, D)
+
+
+def _planted(inputs: dict, h: int, *, split=_split_reference, merge=_merge_reference,
+             scores=None, finish=None, mask_of=None, w_o=True, wt=False):
+    """Multi-head attention with one step done wrong; every step is the reference's unless
+    replaced: ``scores(q, k)`` per head, ``finish(scores, v, mask)`` -> (B, H, L, Dk)."""
+    query, key, value, wq, wk, wv, wo = (inputs[n] for n in
+                                         ("query", "key", "value", "w_q", "w_k", "w_v", "w_o"))
+    mask = inputs.get("mask")
+    proj = (lambda x, w: x @ w.T) if wt else (lambda x, w: x @ w)  # (B, n, D)
+    q, k, v = (split(proj(x, w), h) for x, w in ((query, wq), (key, wk), (value, wv)))
+    s = (scores or _scores_reference)(q, k)  # (B, H, L, S)
+    if mask is not None:
+        mask = mask_of(mask) if mask_of else mask.unsqueeze(-3)  # (B, 1, L, S)
+    z = finish(s, v, mask) if finish else _attend(s, v, mask)[0]  # (B, H, L, Dk)
+    z = merge(z)  # (B, L, D)
+    return proj(z, wo) if w_o else z  # (B, L, D)
+
+
+def _mha_mistakes(case: _Case) -> list:
+    x, h = case.inputs, case.kwargs["h"]
+    D = x["query"].shape[-1]
+    B, L = x["query"].shape[:2]
+
+    def plant(**kw):
+        return _equals(lambda: _planted(x, h, **kw))
+
+    def merge_plain(z):
+        return z.reshape(B, L, D)
+
+    def split_plain(t, h):
+        return t.reshape(t.shape[0], h, t.shape[1], t.shape[2] // h)
+
+    def split_last(t, h):
+        return t.view(*t.shape[:2], t.shape[2] // h, h).permute(0, 3, 1, 2)
+
+    def merge_last(z):
+        return z.permute(0, 2, 3, 1).reshape(B, L, D)
+
+    found = [(_SPLIT_NO_T, plant(split=split_plain)),
+             (_SPLIT_NO_T, plant(split=split_plain, merge=merge_plain)),
+             (_MERGE_NO_T, plant(merge=merge_plain)),
+             (_MERGE_ORDER, plant(merge=lambda z: _merge_reference(z.flip(1)))),
+             (_MHA_INTERLEAVED, plant(split=split_last)),
+             (_MHA_INTERLEAVED, plant(split=split_last, merge=merge_last)),
+             (_MHA_INTERLEAVED, plant(merge=merge_last)),
+             (_NO_W_O, plant(w_o=False)),
+             (_W_T, plant(wt=True)),
+             (_BY_D_MODEL, plant(scores=lambda q, k: q @ k.transpose(-2, -1) / math.sqrt(D))),
+             (_OVER_QUERIES, plant(finish=lambda s, v, m: _attend(s, v, m, dim=-2)[0]))]
+    q = _split_reference(x["query"] @ x["w_q"], h)  # (B, H, L, Dk)
+    k = _split_reference(x["key"] @ x["w_k"], h)  # (B, H, S, Dk)
+    found += [(hint, plant(scores=lambda q_, k_, s=s: s()))
+              for hint, s in _score_mistakes(q, k, unscaled=_UNSCALED_SCORES)]
+    if "mask" in x:
+        found += [(_MASK_IGNORED, plant(mask_of=lambda m: None)),
+                  (_MASK_INVERTED, plant(mask_of=lambda m: ~m.unsqueeze(-3))),
+                  (_AFTER, plant(finish=lambda s, v, m: _attend(s, v, m, before=False)[0])),
+                  (_ZERO_FILL, plant(finish=lambda s, v, m: _attend(s, v, m, fill=0.0,
+                                                                   after=False)[0]))]
+        if B == h:  # otherwise a mask without a head axis cannot broadcast, and raises
+            found += [(_NO_HEAD_AXIS, plant(mask_of=lambda m: m))]
+    return found
+
+
+def _mha_case(name: str, seed: int, B: int, L: int, S: int, D: int, h: int,
+              mask=None, dtype=torch.float64) -> _Case:
+    scale = D ** -0.5  # weights of the usual size, so the scores are neither tiny nor huge
+    inputs = {"query": _randn(seed, B, L, D, dtype=dtype),
+              "key": _randn(seed + 1, B, S, D, dtype=dtype),
+              "value": _randn(seed + 2, B, S, D, dtype=dtype)}
+    inputs.update({n: _randn(seed + 3 + i, D, D, dtype=dtype, scale=scale)
+                   for i, n in enumerate(("w_q", "w_k", "w_v", "w_o"))})
+    if mask is not None:
+        inputs["mask"] = mask
+    return _Case(name, inputs, {"h": h})
+
+
+def check_multi_head_attention(fn: Callable) -> None:
+    """Check ``fn(query, key, value, w_q, w_k, w_v, w_o, h, mask=None)`` -> ``(B, L, D)``
+    against :class:`illustrated.attention.MultiHeadAttention` (without biases).
+
+    ``query`` is ``(B, L, D)``, ``key`` and ``value`` ``(B, S, D)``; the four weights are
+    plain ``(D, D)`` matrices used as in the paper, ``Q = query @ w_q`` (head ``i`` owns
+    columns ``i*Dk`` to ``(i+1)*Dk``) and the output is ``concat @ w_o``; ``h`` divides
+    ``D``; ``mask`` is bool, broadcasting to ``(B, L, S)`` (True = may attend), the same
+    for every head. Attend as :func:`illustrated.attention.scaled_dot_product_attention`
+    does (you may call it)."""
+    tokens = torch.tensor([[5, 2, 1, 0, 0], [1, 3, 1, 4, 0]])  # source 002's batch
+    cases = [_mha_case("2 heads", 70, B=2, L=3, S=3, D=8, h=2),
+             _mha_case("3 heads, L ≠ S", 71, B=2, L=3, S=5, D=12, h=3),
+             _mha_case("4 heads, batch 3", 72, B=3, L=5, S=5, D=8, h=4),
+             _mha_case("float32", 73, B=2, L=3, S=5, D=12, h=3, dtype=torch.float32),
+             _mha_case("padding mask", 74, B=2, L=5, S=5, D=12, h=2,
+                       mask=padding_mask(tokens)),
+             _mha_case("causal mask, 4 heads", 75, B=2, L=5, S=5, D=12, h=4,
+                       mask=subsequent_mask(5))]
+
+    def call(*args, h):  # h positionally, as the signature above names it
+        *tensors, mask = args if len(args) == 8 else (*args, None)
+        return fn(*tensors, h) if mask is None else fn(*tensors, h, mask=mask)
+
+    if not callable(fn):
+        raise TypeError("check_multi_head_attention expects your function itself, e.g. "
+                        f"check_multi_head_attention(my_mha), got {type(fn).__name__}")
+    _run("check_multi_head_attention", call, cases, _mha_reference, _mha_mistakes,
+         error_hint="follow the shapes: project (B, L, D), split (B, H, L, Dk), attend "
+                    "(B, H, L, Dk), merge (B, L, D), `@ w_o`; give a (B, L, S) mask a head "
+                    "axis with `mask.unsqueeze(1)`.",
+         general_hint="compare each step with `illustrated.attention.MultiHeadAttention` "
+                      "(its `w_q.weight` is `w_q.T`): the projections, the split, the "
+                      "attention per head, the merge, `@ w_o`.",
+         success="your multi-head attention matches the package's on {n} tests, "
+                 "including L ≠ S, a padding mask and a causal mask.")
