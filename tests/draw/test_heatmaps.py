@@ -43,9 +43,3 @@ def test_attention_heads_rejects_other_shapes():
         draw.attention_heads(torch.zeros(2, 3, 4, 4))
     with pytest.raises(ValueError, match=r"3-D \(H, L, S\) or 4-D"):
         draw.attention_heads(torch.zeros(4, 4))
-
-
-def test_attention_heads_alt_text_names_heads_and_axes():
-    fig = draw.attention_heads(torch.full((2, 3, 4), 0.25), title="Two heads")
-    assert fig.alt_text == ("2 heat maps of attention weights, one per head, each with 3 "
-                            "queries as rows and 4 keys as columns: Two heads")
