@@ -43,8 +43,8 @@ def greedy_decode(model, src, max_len, bos_id, eos_id, src_mask=None, use_cache=
                 src_mask = padding_mask(src, pad_id)  # (B, 1, S)
             memory = model.encode(src, src_mask)  # (B, S, D)
             cache = model.new_cache() if use_cache else None
-            ys = torch.full((src.shape[0], 1), bos_id, dtype=torch.long)  # (B, 1)
-            done = torch.zeros(src.shape[0], dtype=torch.bool)  # (B,)
+            ys = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)  # (B, 1)
+            done = torch.zeros(src.shape[0], dtype=torch.bool, device=src.device)  # (B,)
             while ys.shape[1] < max_len and not bool(done.all()):
                 nxt = _step(model, memory, src_mask, ys, cache).argmax(-1)  # (B,)
                 nxt = nxt.masked_fill(done, pad_id)
@@ -77,8 +77,8 @@ def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
     src_mask = padding_mask(src, model.config.pad_id)  # (1, 1, S)
     memory = model.encode(src, src_mask)  # (1, S, D)
     cache = model.new_cache()
-    ys = torch.full((1, 1), bos_id, dtype=torch.long)  # (K, 1)
-    scores = torch.zeros(1, dtype=torch.float64)  # (K,)
+    ys = torch.full((1, 1), bos_id, dtype=torch.long, device=src.device)  # (K, 1)
+    scores = torch.zeros(1, dtype=torch.float64, device=src.device)  # (K,)
     finished = []
 
     def final(tokens, score):
@@ -94,7 +94,7 @@ def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
         rows, keep = [], []
         for rank, (s, i) in enumerate(zip(top.values, top.indices)):
             row, tok = divmod(int(i), logp.shape[1])
-            seq = torch.cat([ys[row], torch.tensor([tok])])
+            seq = torch.cat([ys[row], torch.tensor([tok], device=src.device)])
             if tok == eos_id:
                 if rank < k:
                     finished.append(final(seq, s))
@@ -103,7 +103,7 @@ def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
                 keep.append((seq, s))
         if not keep:
             break
-        index = torch.tensor(rows)
+        index = torch.tensor(rows, device=src.device)
         cache.reorder(index)
         ys = torch.stack([seq for seq, _ in keep])  # (K', T + 1)
         scores = torch.stack([s for _, s in keep])  # (K',)
