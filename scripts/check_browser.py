@@ -182,12 +182,19 @@ def check_solutions(page, name: str) -> list[str]:
         if any(el.is_visible() for el in inner):
             problems.append(f"{name}: solution: solution {i + 1} shows code before it is opened")
             continue
-        title = (box.query_selector("button.toggle-button") or box.query_selector("summary")
-                 or box.query_selector(".admonition-title"))
+        # Click where a reader does: on the words of the title ("Solution to Exercise 4.1",
+        # a link inside it), not on the small chevron button at its end.
+        title = box.query_selector(".admonition-title") or box.query_selector("summary")
         if title is None:
             problems.append(f"{name}: solution: solution {i + 1} has no title to click")
             continue
-        title.click()
+        words, frame = title.query_selector("a, span"), title.bounding_box()
+        spot = words.bounding_box() if words else None
+        if spot and frame:
+            title.click(position={"x": spot["x"] - frame["x"] + spot["width"] / 2,
+                                  "y": spot["y"] - frame["y"] + spot["height"] / 2})
+        else:
+            title.click()
         page.wait_for_timeout(300)  # the toggle's transition
         if not any(el.is_visible() for el in inner):
             problems.append(f"{name}: solution: solution {i + 1} shows no code once opened")
