@@ -19,6 +19,7 @@ Masks follow the package convention: bool, ``True`` means *may attend*.
 """
 from .attention import check_attention, check_scores
 from .lookup import check_soft_lookup
+from .masks import check_padding_mask, check_subsequent_mask
 from .self_attention import check_self_attention
 from .softmax import check_softmax
 
@@ -28,4 +29,6 @@ __all__ = [
     "check_self_attention",  # chapter 3
     "check_scores",  # chapter 4
     "check_attention",  # chapter 4
+    "check_subsequent_mask",  # chapter 6
+    "check_padding_mask",  # chapter 6
 ]
