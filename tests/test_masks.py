@@ -267,3 +267,17 @@ def test_length_mask_edges():
 def test_length_mask_bad_input(lens, size, error, pattern):
     with pytest.raises(error, match=pattern):
         length_mask(lens, size)
+
+
+def test_causal_parallel_pass_equals_every_prefix_alone():
+    """The decoder's <bos> y1 y2 ... steps: with the causal mask, position t of one pass
+    over the whole sequence equals the last position of a pass over the prefix 0..t."""
+    gen = torch.Generator().manual_seed(0)
+    mha = MultiHeadAttention(16, 4).double().eval()
+    x = torch.randn(2, 5, 16, generator=gen, dtype=torch.float64)  # (B, L, D)
+    parallel = mha(x, x, x, mask=subsequent_mask(5))  # (B, L, D)
+    for t in range(1, 6):
+        prefix = x[:, :t]  # (B, t, D)
+        torch.testing.assert_close(parallel[:, t - 1], mha(prefix, prefix, prefix)[:, -1])
+    unmasked = mha(x, x, x)  # without the mask the future leaks into early positions
+    assert not torch.allclose(unmasked[:, 0], parallel[:, 0])
