@@ -9,7 +9,7 @@ import torch
 from ..masks import padding_mask, subsequent_mask
 from ._runner import _Case, _equals, _run
 
-_CONVENTION = "in this book True means 'may attend' and False means 'blocked'"
+_CONVENTION = "In this book True means 'may attend' and False means 'blocked'"
 
 # ---------------------------------------------------------------- subsequent mask
 
