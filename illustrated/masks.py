@@ -55,6 +55,35 @@ def subsequent_mask(size: int, device=None) -> torch.Tensor:
     return torch.ones(size, size, dtype=torch.bool, device=device).tril().unsqueeze(0)  # (1, L, L)
 
 
+def length_mask(valid_lens: torch.Tensor, size: int) -> torch.Tensor:
+    """The padding mask written with lengths, as d2l's ``valid_lens`` does: each sentence
+    keeps its first ``valid_lens[b]`` keys.
+
+    Args:
+        valid_lens: integer lengths, shape ``(B,)`` (one per sentence) or ``(B, L)`` (one
+            per query, as d2l's decoder uses during training).
+        size: the number of keys ``S``.
+
+    Returns:
+        bool tensor ``(B, 1, S)`` for lengths ``(B,)``, ``(B, L, S)`` for ``(B, L)``:
+        ``True`` on key positions ``0 .. valid_lens - 1``. For right-padded tokens,
+        ``length_mask((tokens != pad_id).sum(-1), S)`` equals ``padding_mask(tokens, pad_id)``.
+    """
+    check_tensor(valid_lens, "valid_lens", ndim=(1, 2))
+    if valid_lens.is_floating_point() or valid_lens.dtype == torch.bool:
+        raise TypeError(f"valid_lens must hold integer lengths, got dtype {valid_lens.dtype}")
+    check_positive_int(size, "size")
+    if bool((valid_lens < 0).any()) or bool((valid_lens > size).any()):
+        raise ValueError(f"valid_lens must lie between 0 and size={size}, got values from "
+                         f"{valid_lens.min().item()} to {valid_lens.max().item()}")
+    if valid_lens.dim() == 1:
+        lens = valid_lens.view(-1, 1, 1)  # (B, 1, 1): the same length for every query
+    else:
+        lens = valid_lens.unsqueeze(-1)  # (B, L, 1)
+    positions = torch.arange(size, device=valid_lens.device)  # (S,)
+    return positions < lens  # (B, 1, S) or (B, L, S)
+
+
 def _not_bool(mask: torch.Tensor, name: str) -> TypeError:
     """The error for a mask of another dtype, with the conversion its values call for.
 

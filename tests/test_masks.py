@@ -8,7 +8,8 @@ from torch import nn
 from torch.nn.functional import scaled_dot_product_attention as torch_sdpa
 
 from illustrated.attention import MultiHeadAttention, scaled_dot_product_attention
-from illustrated.masks import check_mask, padding_mask, subsequent_mask, to_torch_blocked
+from illustrated.masks import (check_mask, length_mask, padding_mask, subsequent_mask,
+                               to_torch_blocked)
 
 T, F = True, False
 TOKENS = torch.tensor([[5, 2, 1, 0, 0], [1, 3, 1, 4, 0]])  # (B=2, S=5), pad id 0
@@ -231,3 +232,52 @@ def test_converted_0_1_mask_is_the_bool_mask_it_came_from():
     for mask in (subsequent_mask(5), padding_mask(TOKENS)):
         assert torch.equal(convert(mask.float()), mask)
         assert torch.equal(convert(mask.to(torch.uint8)), mask)
+
+
+# ---------------------------------------------------------------- length_mask (d2l's valid_lens)
+
+
+def test_length_mask_equals_padding_mask_for_right_padding():
+    valid_lens = (TOKENS != 0).sum(-1)  # (B,) = [3, 4]
+    assert valid_lens.tolist() == [3, 4]
+    assert torch.equal(length_mask(valid_lens, 5), padding_mask(TOKENS))
+
+
+def test_length_mask_per_query_is_the_causal_mask():
+    # d2l's decoder in training: query i of every sentence sees i + 1 keys
+    valid_lens = torch.arange(1, 5).repeat(2, 1)  # (B, L) = (2, 4)
+    mask = length_mask(valid_lens, 4)
+    assert mask.shape == (2, 4, 4)
+    assert torch.equal(mask, subsequent_mask(4).expand(2, 4, 4))
+
+
+def test_length_mask_edges():
+    mask = length_mask(torch.tensor([0, 3]), 3)
+    assert torch.equal(mask, torch.tensor([[[F, F, F]], [[T, T, T]]]))
+
+
+@pytest.mark.parametrize("lens, size, error, pattern", [
+    (torch.tensor([1.0, 2.0]), 3, TypeError, r"valid_lens must hold integer lengths, got dtype torch\.float32"),
+    (torch.tensor([1, 4]), 3, ValueError, r"valid_lens must lie between 0 and size=3, got values from 1 to 4"),
+    (torch.tensor([-1, 2]), 3, ValueError, r"between 0 and size=3"),
+    (torch.tensor(2), 3, ValueError, r"valid_lens must be 1-D or 2-D, got 0-D"),
+    (torch.tensor([1, 2]), 0, ValueError, r"size must be positive"),
+    ([1, 2], 3, TypeError, r"valid_lens must be a torch\.Tensor, got list"),
+])
+def test_length_mask_bad_input(lens, size, error, pattern):
+    with pytest.raises(error, match=pattern):
+        length_mask(lens, size)
+
+
+def test_causal_parallel_pass_equals_every_prefix_alone():
+    """The decoder's <bos> y1 y2 ... steps: with the causal mask, position t of one pass
+    over the whole sequence equals the last position of a pass over the prefix 0..t."""
+    gen = torch.Generator().manual_seed(0)
+    mha = MultiHeadAttention(16, 4).double().eval()
+    x = torch.randn(2, 5, 16, generator=gen, dtype=torch.float64)  # (B, L, D)
+    parallel = mha(x, x, x, mask=subsequent_mask(5))  # (B, L, D)
+    for t in range(1, 6):
+        prefix = x[:, :t]  # (B, t, D)
+        torch.testing.assert_close(parallel[:, t - 1], mha(prefix, prefix, prefix)[:, -1])
+    unmasked = mha(x, x, x)  # without the mask the future leaks into early positions
+    assert not torch.allclose(unmasked[:, 0], parallel[:, 0])

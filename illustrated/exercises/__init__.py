@@ -20,6 +20,7 @@ Masks follow the package convention: bool, ``True`` means *may attend*.
 from .attention import check_attention, check_scores
 from .layer_norm import check_layer_norm
 from .lookup import check_soft_lookup
+from .masks import check_padding_mask, check_subsequent_mask
 from .multi_head import check_merge_heads, check_multi_head_attention, check_split_heads
 from .positional import check_positional_encoding
 from .self_attention import check_self_attention
@@ -34,6 +35,8 @@ __all__ = [
     "check_split_heads",  # chapter 5
     "check_merge_heads",  # chapter 5
     "check_multi_head_attention",  # chapter 5
+    "check_subsequent_mask",  # chapter 6
+    "check_padding_mask",  # chapter 6
     "check_positional_encoding",  # chapter 7
     "check_layer_norm",  # chapter 8
 ]

@@ -41,10 +41,14 @@ def _t(rows) -> torch.Tensor:
 
 
 def _describe(case: _Case) -> str:
-    parts = [f"{n} {tuple(x.shape)}" for n, x in case.inputs.items()]
+    """The case's name and its inputs: a tensor by its shape (and the dtype of the first),
+    anything else (a size, a pad id) by its value."""
+    parts = [f"{n} {tuple(x.shape)}" if isinstance(x, torch.Tensor) else f"{n}={x}"
+             for n, x in case.inputs.items()]
     parts += [f"{n}={v}" for n, v in case.kwargs.items()]
-    if case.inputs:  # a checker may pass numbers only (chapter 7's table has no tensor in)
-        parts.append(str(next(iter(case.inputs.values())).dtype).replace("torch.", ""))
+    tensors = [x for x in case.inputs.values() if isinstance(x, torch.Tensor)]
+    if tensors:
+        parts.append(str(tensors[0].dtype).replace("torch.", ""))
     return f"test '{case.name}' ({', '.join(parts)})"
 
 
@@ -61,6 +65,8 @@ def _close(a: torch.Tensor, b: torch.Tensor, loose: float = 1.0, equal_nan: bool
            ) -> bool:
     if a.shape != b.shape:
         return False
+    if torch.bool in (a.dtype, b.dtype):  # masks: the same True/False in every place
+        return a.dtype == b.dtype and torch.equal(a, b)
     rtol, atol = _TOL.get(b.dtype, (1e-3, 1e-3))
     return torch.allclose(a.to(b.dtype), b, rtol * loose, atol * loose, equal_nan=equal_nan)
 
@@ -118,7 +124,7 @@ def _check_inputs_unchanged(checker: str, where: str, case: _Case, args: list) -
     """Raise if the learner's function wrote into a tensor it was given: in a notebook that
     would silently change the caller's tensor (their scores, their x)."""
     changed = [(n, a, x) for (n, x), a in zip(case.inputs.items(), args)
-               if not torch.equal(a, x)]
+               if isinstance(x, torch.Tensor) and not torch.equal(a, x)]
     if changed:
         name, after, before = changed[0]
         differ = (after != before).sum().item() if after.shape == before.shape else "all"
@@ -159,7 +165,10 @@ def _problem(gots: tuple, wants: tuple) -> str:
         return f"wrong shape: expected {expected}, got {got}"
     for n, g, w in zip(names, gots, wants):
         if g.dtype != w.dtype:
-            return f"wrong dtype of the {n}: expected {w.dtype} (the inputs'), got {g.dtype}"
+            source = "" if w.dtype == torch.bool else " (the inputs')"
+            return f"wrong dtype of the {n}: expected {w.dtype}{source}, got {g.dtype}"
+        if not _close(g, w) and w.dtype == torch.bool:
+            return f"wrong values: {(g != w).sum().item()} of the {w.numel()} entries differ"
         if not _close(g, w):
             if _nonfinite((g,)):
                 return f"the {n} {'contain' if n == 'weights' else 'contains'} NaN or inf"
@@ -183,7 +192,8 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
         want = reference(*case.inputs.values(), **case.kwargs)
         wants = want if isinstance(want, tuple) else (want,)
         where = _describe(case)
-        args = [x.clone() for x in case.inputs.values()]  # case.inputs stay pristine
+        args = [x.clone() if isinstance(x, torch.Tensor) else x  # case.inputs stay pristine
+                for x in case.inputs.values()]
         try:
             got = fn(*args, **case.kwargs)
         except Exception as exc:
