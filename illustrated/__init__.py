@@ -12,7 +12,7 @@ module              what it holds                                             ch
 ``layers``          embeddings, feed-forward, residual+norm, enc/dec layers   8-9
 ``model``           the full encoder-decoder ``Transformer``                  1, 9
 ``draw``            figures computed from tensors                             all
-``exercises``       auto-checkers for the end-of-chapter exercises            2-4
+``exercises``       auto-checkers for the end-of-chapter exercises            2-8
 ``data``            toy French-English corpus, vocabulary, batching           11
 ``loss``            label-smoothed loss (KL form)                             11
 ``decoding``        greedy decoding with a key/value cache, beam search       10
