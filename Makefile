@@ -1,7 +1,8 @@
 # Two commands do everything on a fresh machine (they create .venv and install first):
 #   make book   build the website into _build/html
 #   make test   unit tests + every notebook under nbval, twice (two CPU kernel paths) +
-#               a strict (0-warning) book build + static checks of the built site
+#               a strict (0-warning) book build + static checks of the built site +
+#               every page in headless Chromium
 # and, for people working on the book:
 #   make lab                          JupyterLab from the same .venv
 #   make notebooks [NB=chapters/x.ipynb]  re-execute chapters in place, in a fresh kernel
