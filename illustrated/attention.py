@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from ._checks import check_dropout, check_heads, check_same_width, check_tensor
@@ -161,14 +162,23 @@ class MultiHeadAttention(nn.Module):
         h: number of heads; must divide ``d_model``.
         dropout: dropout probability on the attention weights.
         bias: whether the four projections have a bias.
-
-    After each call, ``self.attention_weights`` holds the weights ``(B, H, L, S)``.
+        need_weights: ``True`` (the default, the teaching path) computes the weights with
+            :func:`scaled_dot_product_attention` and keeps them in
+            ``self.attention_weights`` ``(B, H, L, S)`` after each call. ``False`` takes the
+            memory-lean path: PyTorch's fused ``F.scaled_dot_product_attention``, which
+            need not hold all ``B x H x L x S`` weights at once; ``attention_weights`` is
+            then ``None``. Both give the same output and gradients (tests prove it); the
+            ``need_weights`` keyword of :meth:`forward` overrides this for one call.
     """
 
-    def __init__(self, d_model: int, h: int, dropout: float = 0.0, bias: bool = True):
+    def __init__(self, d_model: int, h: int, dropout: float = 0.0, bias: bool = True,
+                 need_weights: bool = True):
         super().__init__()
         check_heads(d_model, h)
         check_dropout(dropout)
+        if not isinstance(need_weights, bool):
+            raise TypeError(f"need_weights must be True or False, got {need_weights!r}")
+        self.need_weights = need_weights
         self.d_model, self.h, self.d_k = d_model, h, d_model // h
         self.w_q = nn.Linear(d_model, d_model, bias=bias)
         self.w_k = nn.Linear(d_model, d_model, bias=bias)
@@ -222,16 +232,22 @@ class MultiHeadAttention(nn.Module):
         B, n, _ = x.shape
         return x.view(B, n, self.h, self.d_k).transpose(1, 2)  # (B, H, n, Dk)
 
-    def forward(self, query, key, value, mask=None, cache: KVCache | None = None):
+    def forward(self, query, key, value, mask=None, cache: KVCache | None = None,
+                need_weights: bool | None = None):
         """Args: query ``(B, L, D)``; key, value ``(B, S, D)``; mask broadcasting to
         ``(B, L, S)`` (2-D or 3-D, a head axis is added) or ``(B, H, L, S)`` (4-D);
         cache: optional :class:`KVCache` for incremental decoding. With a cache that
         already holds ``P`` positions, self-attention attends to ``P + S`` keys (the mask
         must broadcast to ``(B, L, P + S)``); a static cache reuses the keys and values it
-        holds and ignores ``key`` and ``value`` apart from checking them.
+        holds and ignores ``key`` and ``value`` apart from checking them;
+        need_weights: ``True``/``False`` overrides ``self.need_weights`` for this call.
 
         Returns: ``(B, L, D)``.
         """
+        if need_weights is None:
+            need_weights = self.need_weights
+        elif not isinstance(need_weights, bool):
+            raise TypeError(f"need_weights must be True, False or None, got {need_weights!r}")
         if cache is not None and not isinstance(cache, KVCache):
             raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
         reuse = cache is not None and cache.static and cache.k is not None
@@ -253,12 +269,31 @@ class MultiHeadAttention(nn.Module):
                 v = torch.cat([cache.v, v], dim=-2)  # (B, H, P + S, Dk)
             cache.k, cache.v = k, v
         # 3) attend in every head at once
-        z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=self.dropout)
-        self.attention_weights = weights.detach()  # (B, H, L, S)
+        if need_weights:
+            z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=self.dropout)
+            self.attention_weights = weights.detach()  # (B, H, L, S)
+        else:
+            z = self._lean_attention(q, k, v, mask)  # (B, H, L, Dk)
+            self.attention_weights = None
         # 4) merge heads: concatenate the h outputs side by side
         z = z.transpose(1, 2).reshape(B, L, self.d_model)  # (B, L, D)
         # 5) output projection W^O
         return self.w_o(z)  # (B, L, D)
+
+    def _lean_attention(self, q, k, v, mask):
+        """The same attention through PyTorch's fused kernel, without keeping the weights.
+
+        ``F.scaled_dot_product_attention`` reads a bool mask as we do (True = may attend),
+        but gives NaN where a query row may attend to nothing. Such rows are opened to
+        every key for the kernel, and their output is set to 0 afterwards, as the
+        teaching path promises (gradients through them are then 0 too).
+        """
+        p = self.dropout.p if self.training else 0.0
+        if mask is None:
+            return F.scaled_dot_product_attention(q, k, v, dropout_p=p)  # (B, H, L, Dk)
+        blind = ~mask.any(dim=-1, keepdim=True)  # (B, 1 or H, L, 1): nothing to look at
+        z = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | blind, dropout_p=p)
+        return z.masked_fill(blind, 0.0)  # (B, H, L, Dk)
 
     @classmethod
     def from_torch(cls, m: nn.MultiheadAttention) -> "MultiHeadAttention":
