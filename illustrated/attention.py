@@ -120,6 +120,27 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
     return weights @ value, weights  # (..., L, Dv), (..., L, S)
 
 
+def lean_attention(query, key, value, mask=None, dropout_p: float = 0.0):
+    """The output of :func:`scaled_dot_product_attention` through PyTorch's fused kernel,
+    which need not hold all the ``(..., L, S)`` weights at once; the weights are not returned.
+
+    ``F.scaled_dot_product_attention`` reads a bool mask as we do (True = may attend), but
+    some versions give NaN where a query row may attend to nothing. Such rows, if any, are
+    opened to every key for the kernel and their output is set to 0 afterwards, as the
+    teaching path promises (their gradients are then 0 too). Shapes as
+    :func:`scaled_dot_product_attention`; ``dropout_p`` is the kernel's dropout probability.
+    """
+    if mask is None:
+        return F.scaled_dot_product_attention(query, key, value, dropout_p=dropout_p)
+    blind = ~mask.any(dim=-1, keepdim=True)  # (..., L, 1): rows with nothing to look at
+    if not blind.any():  # the usual case: no extra (L, S) mask to build
+        return F.scaled_dot_product_attention(query, key, value, attn_mask=mask,
+                                              dropout_p=dropout_p)  # (..., L, Dv)
+    z = F.scaled_dot_product_attention(query, key, value, attn_mask=mask | blind,
+                                       dropout_p=dropout_p)  # (..., L, Dv)
+    return z.masked_fill(blind, 0.0)  # (..., L, Dv)
+
+
 class KVCache:
     """The keys and values one :class:`MultiHeadAttention` has projected so far, kept
     between the steps of incremental decoding.
@@ -273,27 +294,13 @@ class MultiHeadAttention(nn.Module):
             z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=self.dropout)
             self.attention_weights = weights.detach()  # (B, H, L, S)
         else:
-            z = self._lean_attention(q, k, v, mask)  # (B, H, L, Dk)
+            p = self.dropout.p if self.training else 0.0
+            z = lean_attention(q, k, v, mask=mask, dropout_p=p)  # (B, H, L, Dk)
             self.attention_weights = None
         # 4) merge heads: concatenate the h outputs side by side
         z = z.transpose(1, 2).reshape(B, L, self.d_model)  # (B, L, D)
         # 5) output projection W^O
         return self.w_o(z)  # (B, L, D)
-
-    def _lean_attention(self, q, k, v, mask):
-        """The same attention through PyTorch's fused kernel, without keeping the weights.
-
-        ``F.scaled_dot_product_attention`` reads a bool mask as we do (True = may attend),
-        but gives NaN where a query row may attend to nothing. Such rows are opened to
-        every key for the kernel, and their output is set to 0 afterwards, as the
-        teaching path promises (gradients through them are then 0 too).
-        """
-        p = self.dropout.p if self.training else 0.0
-        if mask is None:
-            return F.scaled_dot_product_attention(q, k, v, dropout_p=p)  # (B, H, L, Dk)
-        blind = ~mask.any(dim=-1, keepdim=True)  # (B, 1 or H, L, 1): nothing to look at
-        z = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | blind, dropout_p=p)
-        return z.masked_fill(blind, 0.0)  # (B, H, L, Dk)
 
     @classmethod
     def from_torch(cls, m: nn.MultiheadAttention) -> "MultiHeadAttention":
