@@ -10,6 +10,11 @@ For decoding one token at a time, :class:`KVCache` keeps the keys and values a
 (self-attention) or nothing at all (encoder-decoder attention, whose keys and values come
 from the fixed encoder memory). See :mod:`illustrated.decoding`.
 
+``MultiHeadAttention(..., need_weights=False)`` (or ``need_weights=False`` in one call)
+takes a memory-lean path: :func:`lean_attention` hands the same computation to PyTorch's
+fused ``F.scaled_dot_product_attention`` and keeps no weights. The teaching path, which
+keeps them for the figures, stays the default; the tests prove both equal.
+
 Masks follow the package convention (bool, ``True`` = may attend; see
 :mod:`illustrated.masks`). A query row whose keys are *all* blocked gets weights of exactly
 0 and an output of 0, not NaN: it has nothing to look at, so it reads nothing.
