@@ -87,4 +87,7 @@ clean:
 
 # Cached vs uncached greedy decoding (not part of `make test`: it takes a minute or two).
 bench: $(STAMP)
+	$(PY) benchmarks/attention.py
+	$(PY) benchmarks/train_step.py
+	$(PY) benchmarks/attention_memory.py
 	$(PY) benchmarks/decode.py

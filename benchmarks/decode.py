@@ -9,6 +9,8 @@ import time
 
 import torch
 
+from _common import progress, report
+
 from illustrated.decoding import greedy_decode
 from illustrated.model import ModelConfig, Transformer
 
@@ -35,13 +37,17 @@ def main(repeats=3):
         assert torch.equal(times["out"][True], times["out"][False])
         c, u = statistics.median(times[True]), statistics.median(times[False])
         rows.append((T, c, u))
-        print(f"T={T:4d}  cached {c:7.3f} s  uncached {u:7.3f} s  ratio {u / c:5.1f}x", flush=True)
+        progress(len(rows), len(LENGTHS),
+                 f"T={T:4d}  cached {c:7.3f} s  uncached {u:7.3f} s  ratio {u / c:5.1f}x")
     for name, i in (("cached", 1), ("uncached", 2)):
         xs = [math.log(r[0]) for r in rows]
         ys = [math.log(r[i]) for r in rows]
         mx, my = statistics.mean(xs), statistics.mean(ys)
         slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
         print(f"{name}: time grows as T^{slope:.2f}")
+    report("decode", [{"T": T, "cached_s": c, "uncached_s": u, "uncached/cached": u / c}
+                      for T, c, u in rows], ["T", "cached_s", "uncached_s", "uncached/cached"],
+           note="greedy decoding with and without the KV cache")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,11 @@ For decoding one token at a time, :class:`KVCache` keeps the keys and values a
 (self-attention) or nothing at all (encoder-decoder attention, whose keys and values come
 from the fixed encoder memory). See :mod:`illustrated.decoding`.
 
+``MultiHeadAttention(..., need_weights=False)`` (or ``need_weights=False`` in one call)
+takes a memory-lean path: :func:`lean_attention` hands the same computation to PyTorch's
+fused ``F.scaled_dot_product_attention`` and keeps no weights. The teaching path, which
+keeps them for the figures, stays the default; the tests prove both equal.
+
 Masks follow the package convention (bool, ``True`` = may attend; see
 :mod:`illustrated.masks`). A query row whose keys are *all* blocked gets weights of exactly
 0 and an output of 0, not NaN: it has nothing to look at, so it reads nothing.
@@ -19,6 +24,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from ._checks import check_dropout, check_heads, check_same_width, check_tensor
@@ -105,7 +111,9 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
             f"{type(dropout).__name__} ({dropout!r})"
         )
     d_k = query.shape[-1]
-    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., L, S)
+    # Dividing Q by sqrt(d_k) before the product equals dividing the scores after it, and
+    # touches L x Dk numbers instead of L x S: at long lengths a pass fewer over the scores.
+    scores = (query / math.sqrt(d_k)) @ key.transpose(-2, -1)  # (..., L, S)
     if mask is not None:
         check_mask(mask, scores.shape)
         # The most negative finite number, not -inf: a fully blocked row then gives a
@@ -117,6 +125,27 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
     if dropout is not None:
         weights = dropout(weights)
     return weights @ value, weights  # (..., L, Dv), (..., L, S)
+
+
+def lean_attention(query, key, value, mask=None, dropout_p: float = 0.0):
+    """The output of :func:`scaled_dot_product_attention` through PyTorch's fused kernel,
+    which need not hold all the ``(..., L, S)`` weights at once; the weights are not returned.
+
+    ``F.scaled_dot_product_attention`` reads a bool mask as we do (True = may attend), but
+    some versions give NaN where a query row may attend to nothing. Such rows, if any, are
+    opened to every key for the kernel and their output is set to 0 afterwards, as the
+    teaching path promises (their gradients are then 0 too). Shapes as
+    :func:`scaled_dot_product_attention`; ``dropout_p`` is the kernel's dropout probability.
+    """
+    if mask is None:
+        return F.scaled_dot_product_attention(query, key, value, dropout_p=dropout_p)
+    blind = ~mask.any(dim=-1, keepdim=True)  # (..., L, 1): rows with nothing to look at
+    if not blind.any():  # the usual case: no extra (L, S) mask to build
+        return F.scaled_dot_product_attention(query, key, value, attn_mask=mask,
+                                              dropout_p=dropout_p)  # (..., L, Dv)
+    z = F.scaled_dot_product_attention(query, key, value, attn_mask=mask | blind,
+                                       dropout_p=dropout_p)  # (..., L, Dv)
+    return z.masked_fill(blind, 0.0)  # (..., L, Dv)
 
 
 class KVCache:
@@ -161,14 +190,23 @@ class MultiHeadAttention(nn.Module):
         h: number of heads; must divide ``d_model``.
         dropout: dropout probability on the attention weights.
         bias: whether the four projections have a bias.
-
-    After each call, ``self.attention_weights`` holds the weights ``(B, H, L, S)``.
+        need_weights: ``True`` (the default, the teaching path) computes the weights with
+            :func:`scaled_dot_product_attention` and keeps them in
+            ``self.attention_weights`` ``(B, H, L, S)`` after each call. ``False`` takes the
+            memory-lean path: PyTorch's fused ``F.scaled_dot_product_attention``, which
+            need not hold all ``B x H x L x S`` weights at once; ``attention_weights`` is
+            then ``None``. Both give the same output and gradients (tests prove it); the
+            ``need_weights`` keyword of :meth:`forward` overrides this for one call.
     """
 
-    def __init__(self, d_model: int, h: int, dropout: float = 0.0, bias: bool = True):
+    def __init__(self, d_model: int, h: int, dropout: float = 0.0, bias: bool = True,
+                 need_weights: bool = True):
         super().__init__()
         check_heads(d_model, h)
         check_dropout(dropout)
+        if not isinstance(need_weights, bool):
+            raise TypeError(f"need_weights must be True or False, got {need_weights!r}")
+        self.need_weights = need_weights
         self.d_model, self.h, self.d_k = d_model, h, d_model // h
         self.w_q = nn.Linear(d_model, d_model, bias=bias)
         self.w_k = nn.Linear(d_model, d_model, bias=bias)
@@ -222,16 +260,22 @@ class MultiHeadAttention(nn.Module):
         B, n, _ = x.shape
         return x.view(B, n, self.h, self.d_k).transpose(1, 2)  # (B, H, n, Dk)
 
-    def forward(self, query, key, value, mask=None, cache: KVCache | None = None):
+    def forward(self, query, key, value, mask=None, cache: KVCache | None = None,
+                need_weights: bool | None = None):
         """Args: query ``(B, L, D)``; key, value ``(B, S, D)``; mask broadcasting to
         ``(B, L, S)`` (2-D or 3-D, a head axis is added) or ``(B, H, L, S)`` (4-D);
         cache: optional :class:`KVCache` for incremental decoding. With a cache that
         already holds ``P`` positions, self-attention attends to ``P + S`` keys (the mask
         must broadcast to ``(B, L, P + S)``); a static cache reuses the keys and values it
-        holds and ignores ``key`` and ``value`` apart from checking them.
+        holds and ignores ``key`` and ``value`` apart from checking them;
+        need_weights: ``True``/``False`` overrides ``self.need_weights`` for this call.
 
         Returns: ``(B, L, D)``.
         """
+        if need_weights is None:
+            need_weights = self.need_weights
+        elif not isinstance(need_weights, bool):
+            raise TypeError(f"need_weights must be True, False or None, got {need_weights!r}")
         if cache is not None and not isinstance(cache, KVCache):
             raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
         reuse = cache is not None and cache.static and cache.k is not None
@@ -253,8 +297,13 @@ class MultiHeadAttention(nn.Module):
                 v = torch.cat([cache.v, v], dim=-2)  # (B, H, P + S, Dk)
             cache.k, cache.v = k, v
         # 3) attend in every head at once
-        z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=self.dropout)
-        self.attention_weights = weights.detach()  # (B, H, L, S)
+        if need_weights:
+            z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=self.dropout)
+            self.attention_weights = weights.detach()  # (B, H, L, S)
+        else:
+            p = self.dropout.p if self.training else 0.0
+            z = lean_attention(q, k, v, mask=mask, dropout_p=p)  # (B, H, L, Dk)
+            self.attention_weights = None
         # 4) merge heads: concatenate the h outputs side by side
         z = z.transpose(1, 2).reshape(B, L, self.d_model)  # (B, L, D)
         # 5) output projection W^O

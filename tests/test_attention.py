@@ -463,3 +463,114 @@ def test_devices_must_match():
                                          r"meta: move the module \(model\.to\('cpu'\)\) or "
                                          r"the input \(\.to\('meta'\)\)$"):
         MultiHeadAttention(8, 2).double().to("meta")(x, x, x)
+
+
+# --- the memory-lean path (need_weights=False) against the teaching path ---------------
+
+def lean_masks():
+    """name -> mask for queries (B=2, L=5) over keys (S=5); 'blind' has a fully blocked row."""
+    blind = padding_mask(TOKENS) & subsequent_mask(5)  # (B, L, S)
+    blind = blind.clone()
+    blind[0, 2] = False  # query 2 of sequence 0 may attend to nothing
+    per_head = torch.rand(2, 2, 5, 5, generator=torch.Generator().manual_seed(7)) > 0.5
+    per_head[0, 1, 3] = False  # one fully blocked row in one head only
+    return {"none": None, "padding": padding_mask(TOKENS), "causal": subsequent_mask(5),
+            "decoder": padding_mask(TOKENS) & subsequent_mask(5), "blind_row": blind,
+            "causal_2d": subsequent_mask(5)[0], "per_head_blind": per_head}
+
+
+def lean_pair(seed=0, dropout=0.0):
+    """Two modules with the same weights: the teaching path and the lean one."""
+    torch.manual_seed(seed)
+    teach = MultiHeadAttention(8, 2, dropout=dropout).to(F64)
+    with torch.no_grad():
+        for p in teach.parameters():  # random biases too, so a wrong one shows
+            p.copy_(randn(*p.shape, seed=seed + p.numel()))
+    lean = MultiHeadAttention(8, 2, dropout=dropout, need_weights=False).to(F64)
+    lean.load_state_dict(teach.state_dict())
+    return teach, lean
+
+
+@pytest.mark.parametrize("train", [False, True], ids=["eval", "train"])
+@pytest.mark.parametrize("cross", [False, True], ids=["self", "cross"])
+@pytest.mark.parametrize("mask_name", list(lean_masks()))
+def test_lean_path_equals_teaching_path(mask_name, cross, train):
+    teach, lean = lean_pair()
+    teach.train(train), lean.train(train)
+    mask = lean_masks()[mask_name]
+    outs, grads = [], []
+    for m in (teach, lean):
+        x = randn(2, 5, 8, seed=1).requires_grad_()
+        mem = randn(2, 5, 8, seed=2).requires_grad_()
+        kv = mem if cross else x
+        out = m(x, kv, kv, mask=mask)
+        (out * randn(2, 5, 8, seed=3)).sum().backward()
+        outs.append(out)
+        grads.append([x.grad, mem.grad if cross else torch.zeros(())]
+                     + [p.grad for p in m.parameters()])
+    assert teach.attention_weights is not None and lean.attention_weights is None
+    assert torch.isfinite(outs[1]).all()
+    torch.testing.assert_close(outs[1], outs[0], **TOL)
+    for g_lean, g_teach in zip(grads[1], grads[0]):
+        assert torch.isfinite(g_lean).all()
+        torch.testing.assert_close(g_lean, g_teach, **TOL)
+
+
+def test_lean_fully_blocked_row_outputs_the_bias():
+    _, lean = lean_pair()
+    x = randn(2, 5, 8, seed=1)
+    mask = lean_masks()["blind_row"]
+    out = lean(x, x, x, mask=mask)
+    # nothing to read: the row is W^O applied to 0, i.e. W^O's bias, not NaN
+    torch.testing.assert_close(out[0, 2], lean.w_o.bias, atol=0, rtol=0)
+
+
+def test_need_weights_keyword_overrides_the_constructor():
+    teach, lean = lean_pair()
+    x = randn(2, 5, 8, seed=1)
+    out = teach(x, x, x, need_weights=False)
+    assert teach.attention_weights is None
+    torch.testing.assert_close(lean(x, x, x, need_weights=True), out, **TOL)
+    assert lean.attention_weights.shape == (2, 2, 5, 5)
+    lean(x, x, x)  # the constructor's choice again
+    assert lean.attention_weights is None
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, 0.0])
+def test_need_weights_must_be_a_bool(bad):
+    with pytest.raises(TypeError, match=r"need_weights must be True or False, got"):
+        MultiHeadAttention(8, 2, need_weights=bad)
+    with pytest.raises(TypeError, match=r"need_weights must be True, False or None, got"):
+        MultiHeadAttention(8, 2).to(F64)(Y, Y, Y, need_weights=bad)
+
+
+def test_lean_dropout_is_on_in_train_and_off_in_eval():
+    _, lean = lean_pair(dropout=0.5)
+    x = randn(2, 5, 8, seed=1)
+    lean.eval()
+    torch.testing.assert_close(lean(x, x, x), lean(x, x, x), atol=0, rtol=0)
+    lean.train()
+    torch.manual_seed(0)
+    a = lean(x, x, x)
+    lean.eval()
+    assert not torch.allclose(a, lean(x, x, x))
+
+
+@pytest.mark.parametrize("static", [False, True], ids=["self", "cross"])
+def test_lean_path_with_a_kv_cache(static):
+    """Step-by-step decoding with a cache gives the same on both paths as in one call."""
+    from illustrated.attention import KVCache
+    teach, lean = lean_pair()
+    teach.eval(), lean.eval()
+    x = randn(2, 5, 8, seed=1)
+    mem = randn(2, 6, 8, seed=2)
+    full_mask = None if static else subsequent_mask(5)
+    whole = teach(x, mem if static else x, mem if static else x, mask=full_mask)
+    for m in (teach, lean):
+        cache = KVCache(static=static)
+        steps = []
+        for t in range(5):
+            xt = x[:, t:t + 1]  # (B, 1, D)
+            kv = mem if static else xt
+            steps.append(m(xt, kv, kv, cache=cache))
+        torch.testing.assert_close(torch.cat(steps, dim=1), whole, **TOL)

@@ -1,0 +1,89 @@
+"""Our ``MultiHeadAttention`` vs ``torch.nn.MultiheadAttention`` with the same weights.
+
+Forward and forward+backward, float32, CPU, self-attention without a mask, over a sweep of
+sequence length L, width d_model and batch B, both batch-first. Three ratios:
+
+- ``*_ratio``: our default teaching path (need_weights=True, keeps the weights) vs PyTorch
+  called with ``need_weights=False`` (its fused kernel, no weights) -- the issue's ratio;
+- ``*_lean_ratio``: our lean path (need_weights=False) vs the same fused PyTorch call;
+- ``fwd_w_ratio``: our teaching path vs PyTorch asked for the same per-head weights
+  (``need_weights=True, average_attn_weights=False``): the same work on both sides.
+ The default sweep is short
+(a few minutes); ``--full`` runs the issue's whole sweep (L 16..1024, d_model 64..512,
+B 1..32).
+
+    python benchmarks/attention.py [--full]
+"""
+import itertools
+
+import torch
+from torch import nn
+
+from _common import alternate, full_flag, progress, report
+
+from illustrated.attention import MultiHeadAttention
+
+SHORT = [(16, 64, 1), (128, 512, 32), (512, 256, 8), (1024, 128, 4), (256, 64, 32)]
+FULL = list(itertools.product((16, 64, 256, 1024), (64, 128, 512), (1, 8, 32)))
+H = 8
+
+
+def case(L, d, B):
+    torch.manual_seed(0)
+    theirs = nn.MultiheadAttention(d, H, batch_first=True)
+    ours = MultiHeadAttention.from_torch(theirs)
+    lean = MultiHeadAttention.from_torch(theirs)
+    lean.need_weights = False
+    x = torch.randn(B, L, d)
+    xg = x.clone().requires_grad_()
+
+    def fwd_ours():
+        with torch.no_grad():
+            ours(x, x, x)
+
+    def fwd_lean():
+        with torch.no_grad():
+            lean(x, x, x)
+
+    def fwd_theirs():
+        with torch.no_grad():
+            theirs(x, x, x, need_weights=False)
+
+    def fwd_theirs_w():
+        with torch.no_grad():
+            theirs(x, x, x, need_weights=True, average_attn_weights=False)
+
+    def bwd(m, **kw):
+        def run():
+            out = m(xg, xg, xg, **kw)
+            out = out[0] if isinstance(out, tuple) else out
+            out.sum().backward()
+        return run
+
+    repeats = 7 if B * L * L * d < 2e8 else 5
+    f = alternate({"ours": fwd_ours, "lean": fwd_lean, "torch": fwd_theirs,
+                   "torch_w": fwd_theirs_w}, repeats)
+    b = alternate({"ours": bwd(ours), "lean": bwd(lean),
+                   "torch": bwd(theirs, need_weights=False)}, repeats)
+    return {"L": L, "d_model": d, "B": B,
+            "fwd_ours_ms": 1e3 * f["ours"], "fwd_torch_ms": 1e3 * f["torch"],
+            "fwd_ratio": f["ours"] / f["torch"], "fwd_lean_ratio": f["lean"] / f["torch"],
+            "fwd_w_ratio": f["ours"] / f["torch_w"],
+            "fb_ours_ms": 1e3 * b["ours"], "fb_torch_ms": 1e3 * b["torch"],
+            "fb_ratio": b["ours"] / b["torch"], "fb_lean_ratio": b["lean"] / b["torch"]}
+
+
+def main():
+    sweep = FULL if full_flag() else SHORT
+    rows = []
+    for i, (L, d, B) in enumerate(sweep, 1):
+        r = case(L, d, B)
+        rows.append(r)
+        progress(i, len(sweep), f"L={L} d_model={d} B={B}: fwd {r['fwd_ratio']:.2f}x "
+                 f"(lean {r['fwd_lean_ratio']:.2f}x, vs weights {r['fwd_w_ratio']:.2f}x), fwd+bwd {r['fb_ratio']:.2f}x "
+                 f"(lean {r['fb_lean_ratio']:.2f}x)")
+    report("attention", rows, list(rows[0]), note="ratio = ours / torch.nn.MultiheadAttention")
+
+
+if __name__ == "__main__":
+    main()
