@@ -26,7 +26,7 @@ PORTABLE := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capability(), \
 	'kernels,', torch.get_num_threads(), 'thread(s)')"
 
-.PHONY: bench book test unit nbval nbval-portable book-check browser-check lab notebooks clean install
+.PHONY: checkpoint bench book test unit nbval nbval-portable book-check browser-check lab notebooks clean install
 
 install: $(STAMP)
 
@@ -91,3 +91,8 @@ bench: $(STAMP)
 	$(PY) benchmarks/train_step.py
 	$(PY) benchmarks/attention_memory.py
 	$(PY) benchmarks/decode.py
+
+# The small trained translator that chapters 10 and 11 load (about 40 s on 2 cores). The
+# committed file makes the chapters' numbers the same on every CPU; retrain only on purpose.
+checkpoint: $(STAMP)
+	$(PY) -m illustrated.train --out chapters/data/translator.pt
