@@ -1,5 +1,6 @@
 """``python -m illustrated.translate "je suis étudiant"``: translate with the latest
-checkpoint in ``checkpoints/`` (or ``--checkpoint``), greedy or ``--beam N``."""
+checkpoint in ``checkpoints/`` (or ``--checkpoint``; without either, the translator the
+repository ships in ``chapters/data/``), greedy or ``--beam N``."""
 from __future__ import annotations
 
 import argparse
@@ -16,6 +17,11 @@ def latest_checkpoint(folder="checkpoints"):
     return files[-1] if files else None
 
 
+# The checkpoint the chapters load (``make checkpoint`` regenerates it); present in a
+# clone of the repository, absent from an installed wheel.
+SHIPPED = Path(__file__).resolve().parents[1] / "chapters" / "data" / "translator.pt"
+
+
 def main(argv=None):
     """The ``python -m illustrated.translate`` command; returns the exit status."""
     p = argparse.ArgumentParser(description="Translate French sentences to English.")
@@ -23,10 +29,10 @@ def main(argv=None):
     p.add_argument("--checkpoint", default=None, help="file (default: latest in checkpoints/)")
     p.add_argument("--beam", type=int, default=0, help="beam size (default: greedy)")
     args = p.parse_args(argv)
-    path = args.checkpoint or latest_checkpoint()
+    path = args.checkpoint or latest_checkpoint() or (SHIPPED if SHIPPED.exists() else None)
     if path is None or not Path(path).exists():
-        print("no checkpoint found in checkpoints/; make one with: python -m illustrated.train",
-              file=sys.stderr)
+        print(f"no checkpoint found ({args.checkpoint or 'checkpoints/ is empty'});"
+              " make one with: python -m illustrated.train", file=sys.stderr)
         return 1
     model, sv, tv = load_checkpoint(path)
     sentences = args.sentences or [s for s in sys.stdin.read().splitlines() if s.strip()]
