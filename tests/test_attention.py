@@ -574,3 +574,56 @@ def test_lean_path_with_a_kv_cache(static):
             kv = mem if static else xt
             steps.append(m(xt, kv, kv, cache=cache))
         torch.testing.assert_close(torch.cat(steps, dim=1), whole, **TOL)
+
+
+# --- KVCache on its own -------------------------------------------------------------
+
+
+def _mha(seed=0):
+    torch.manual_seed(seed)
+    return MultiHeadAttention(16, 4, dropout=0.0).double().eval()
+
+
+def test_kv_cache_grows_by_the_new_positions_and_matches_full_attention():
+    from illustrated.attention import KVCache
+    mha, cache = _mha(), KVCache()
+    x = torch.randn(2, 5, 16, dtype=torch.float64)
+    full = mha(x, x, x, subsequent_mask(5))  # (2, 5, 16)
+    assert len(cache) == 0 and cache.k is None
+    steps = []
+    for t in range(5):
+        steps.append(mha(x[:, t:t + 1], x[:, t:t + 1], x[:, t:t + 1], cache=cache))
+        assert len(cache) == t + 1
+        assert cache.k.shape == (2, 4, t + 1, 4) and cache.v.shape == (2, 4, t + 1, 4)
+    torch.testing.assert_close(torch.cat(steps, dim=1), full)
+
+
+def test_static_kv_cache_projects_the_memory_once():
+    from illustrated.attention import KVCache
+    mha, cache = _mha(1), KVCache(static=True)
+    memory = torch.randn(2, 3, 16, dtype=torch.float64)
+    q = torch.randn(2, 1, 16, dtype=torch.float64)
+    first = mha(q, memory, memory, cache=cache)
+    k = cache.k
+    # The second call ignores the key/value arguments: the cached projection is reused.
+    again = mha(q, torch.zeros_like(memory), torch.zeros_like(memory), cache=cache)
+    assert cache.k is k and len(cache) == 3
+    torch.testing.assert_close(again, first)
+
+
+def test_kv_cache_reorder_keeps_the_rows_asked_for():
+    from illustrated.attention import KVCache
+    cache = KVCache()
+    cache.reorder(torch.tensor([0]))  # empty: nothing to do
+    cache.k = torch.arange(3.0).view(3, 1, 1, 1)
+    cache.v = -cache.k
+    cache.reorder(torch.tensor([2, 2, 0]))
+    assert cache.k.flatten().tolist() == [2.0, 2.0, 0.0]
+    assert cache.v.flatten().tolist() == [-2.0, -2.0, -0.0]
+
+
+def test_cache_of_the_wrong_type_is_refused():
+    mha = _mha()
+    x = torch.randn(1, 2, 16, dtype=torch.float64)
+    with pytest.raises(TypeError, match="KVCache"):
+        mha(x, x, x, cache=(None, None))

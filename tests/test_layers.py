@@ -201,3 +201,26 @@ def test_constructor_errors():
         DecoderLayer(D, H, 0)
     with pytest.raises(ValueError, match=r"dropout must be in \[0, 1\)"):
         EncoderLayer(D, H, D_FF, dropout=1.5)
+
+
+# --- DecoderCache on its own ---------------------------------------------------------
+
+
+def test_decoder_cache_holds_one_pair_per_layer_and_counts_positions():
+    from illustrated.attention import KVCache
+    from illustrated.layers import DecoderCache
+    cache = DecoderCache(3)
+    assert len(cache.layers) == 3 and len(cache) == 0
+    assert all(isinstance(s, KVCache) and not s.static and m.static for s, m in cache.layers)
+    cache.layers[0][0].k = torch.zeros(2, 1, 4, 1)
+    cache.layers[0][0].v = torch.zeros(2, 1, 4, 1)
+    assert len(cache) == 4
+    cache.reorder(torch.tensor([1]))
+    assert cache.layers[0][0].k.shape == (1, 1, 4, 1)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5])
+def test_decoder_cache_needs_a_positive_layer_count(bad):
+    from illustrated.layers import DecoderCache
+    with pytest.raises((ValueError, TypeError), match="N"):
+        DecoderCache(bad)
