@@ -131,7 +131,7 @@ def bar_values(values, labels=None, title=None, ylabel=None, ax=None, fmt="{:.3f
 
 
 def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False, logy=False,
-              ax=None) -> Figure:
+              ax=None, marks: dict | None = None) -> Figure:
     """Several named curves against the same ``x``.
 
     Args:
@@ -139,6 +139,8 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
         series: ``{name: (N,) values}``; a name becomes the curve's legend entry.
         logx, logy: logarithmic axes (``x`` / the values must then be positive); when
             every ``x`` is a power of 2 (``d_k = 1, 2, 4, ...``) the x ticks are those.
+        marks: optional ``{label: x position}``; each becomes a dashed vertical line with
+            its label, e.g. where two curves cross (chapter on cost).
 
     Returns:
         a Figure with one axes.
@@ -160,6 +162,7 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
         ax.plot(xs.numpy(), ys.numpy(), color=SERIES[i % len(SERIES)], marker=marker,
                 markersize=4, linewidth=2, label=name)
     _log_axes(ax, xs, torch.cat(list(curves.values())), logx, logy)
+    marked = _marks(ax, marks, logx)
     _style(ax, title, xlabel, ylabel)
     ax.legend(frameon=False, fontsize=9)
     scales = " and ".join(f"logarithmic {a}" for a, on in (("x", logx), ("y", logy)) if on)
@@ -167,7 +170,28 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
         f"Line plot of {len(curves)} curve{'s' * (len(curves) > 1)} over {xs.numel()} points",
         title, f"curves: {_listed(list(curves))}",
         f"x axis: {xlabel or 'x'} from {_fmt('{:.3g}', float(xs.min()))} to {_fmt('{:.3g}', float(xs.max()))}",
-        f"y axis: {ylabel}" if ylabel else "", f"{scales} scale" if scales else ""))
+        f"y axis: {ylabel}" if ylabel else "", f"{scales} scale" if scales else "",
+        f"marked: {marked}" if marked else ""))
+
+
+def _marks(ax, marks, logx) -> str:
+    """Dashed vertical lines at ``marks`` ``{label: x}``; returns them in words for alt."""
+    if marks is None:
+        return ""
+    if not isinstance(marks, dict):
+        raise TypeError(f"marks must be a dict {{label: x position}} or None, got "
+                        f"{type(marks).__name__}")
+    words = []
+    for label, pos in marks.items():
+        if isinstance(pos, bool) or not isinstance(pos, (int, float)):
+            raise TypeError(f"marks[{label!r}] must be a number, got {pos!r}")
+        if logx and pos <= 0:
+            raise ValueError(f"logx=True needs positive marks, marks[{label!r}] = {pos}")
+        ax.axvline(pos, color=MUTED, linestyle="--", linewidth=1)
+        ax.annotate(str(label), (pos, 1), xycoords=("data", "axes fraction"),
+                    xytext=(4, -12), textcoords="offset points", color=INK, fontsize=9)
+        words.append(f"{label} at x = {_fmt('{:.3g}', float(pos))}")
+    return _listed(words)
 
 
 def _log_axes(ax, xs, ys, logx, logy) -> None:

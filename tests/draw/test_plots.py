@@ -41,3 +41,18 @@ def test_line_plot_draws_each_series():
         draw.line_plot(d_k, {"short": [1, 2]})
     with pytest.raises(ValueError, match="logy=True needs positive values"):
         draw.line_plot(d_k, {"zero": torch.zeros(5)}, logy=True)
+
+
+def test_line_plot_marks_draw_dashed_lines_named_in_alt():
+    L = torch.tensor([64.0, 128, 256, 512])
+    fig = draw.line_plot(L, {"a": L, "b": L * L / 256}, marks={"crossover": 256})
+    ax = fig.axes[0]
+    assert len(ax.lines) == 3 and list(ax.lines[2].get_xdata()) == [256, 256]
+    assert "crossover" in texts(ax)
+    assert "marked: crossover at x = 256" in fig.alt_text
+    with pytest.raises(TypeError, match="marks must be a dict"):
+        draw.line_plot(L, {"a": L}, marks=[256])
+    with pytest.raises(TypeError, match=r"marks\['x'\] must be a number"):
+        draw.line_plot(L, {"a": L}, marks={"x": "256"})
+    with pytest.raises(ValueError, match="logx=True needs positive marks"):
+        draw.line_plot(L, {"a": L}, logx=True, marks={"x": 0})
