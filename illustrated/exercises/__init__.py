@@ -18,6 +18,7 @@ must also leave its inputs as they were: one that writes into them (``x -= ...``
 Masks follow the package convention: bool, ``True`` means *may attend*.
 """
 from .attention import check_attention, check_scores
+from .decoder import check_decoder_layer
 from .layer_norm import check_layer_norm
 from .lookup import check_soft_lookup
 from .masks import check_padding_mask, check_subsequent_mask
@@ -39,4 +40,5 @@ __all__ = [
     "check_padding_mask",  # chapter 6
     "check_positional_encoding",  # chapter 7
     "check_layer_norm",  # chapter 8
+    "check_decoder_layer",  # chapter 9
 ]

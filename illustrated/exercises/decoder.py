@@ -1,0 +1,122 @@
+"""The checker of the decoder-layer exercise: chapter 9, The decoder.
+
+The learner wires the parts of a :class:`~illustrated.layers.DecoderLayer` by hand,
+``fn(layer, x, memory, src_mask, tgt_mask)``: masked self-attention, then encoder-decoder
+attention with queries from the decoder and keys and values from ``memory``, then the
+feed-forward network, each through its ``layer.sublayerK`` (residual + layer norm).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+
+from ..layers import DecoderLayer
+from ..masks import padding_mask, subsequent_mask
+from ._runner import _Case, _equals, _randn, _run
+
+_KV_DECODER = ("it looks like the keys and values of encoder-decoder attention came from "
+               "the decoder: your output does not depend on `memory`. Pass it as key and "
+               "value: `layer.src_attn(y, memory, memory, src_mask)`.")
+_Q_MEMORY = ("it looks like the queries of encoder-decoder attention came from `memory`: "
+             "the queries are the decoder positions, `layer.src_attn(y, memory, memory, "
+             "src_mask)`.")
+_NO_CAUSAL = ("it looks like the self-attention ignored `tgt_mask`, so each position sees "
+              "later ones: `layer.self_attn(y, y, y, tgt_mask)`.")
+_NO_SRC_MASK = ("it looks like encoder-decoder attention ignored `src_mask`, so padded "
+                "source words are read: `layer.src_attn(y, memory, memory, src_mask)`.")
+_SWAPPED_MASKS = ("it looks like the two masks were swapped: `tgt_mask` (causal) goes to "
+                  "`layer.self_attn`, `src_mask` (source padding) to `layer.src_attn`.")
+_ORDER = ("it looks like encoder-decoder attention ran before the masked self-attention; "
+          "the order is self-attention (sublayer1), encoder-decoder attention (sublayer2), "
+          "feed-forward (sublayer3).")
+_NO_FFN = ("it looks like the feed-forward sub-layer is missing: finish with "
+           "`layer.sublayer3(x, layer.feed_forward)`.")
+_NO_ADD_NORM = ("it looks like the sub-layers were chained without their residual "
+                "connection and layer norm: call each through its wrapper, "
+                "`x = layer.sublayer1(x, lambda y: ...)`.")
+
+
+class _Layer(DecoderLayer):
+    """A DecoderLayer that names itself in one line in the checker's messages."""
+
+    def __repr__(self) -> str:
+        return "DecoderLayer"
+
+
+def _layer() -> DecoderLayer:
+    with torch.random.fork_rng(devices=[]):  # the reader's global seed is untouched
+        torch.manual_seed(90)
+        return _Layer(8, 2, 16, dropout=0.0).double().eval()
+
+
+def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal=True,
+          src_masked=True, order=(1, 2, 3), add_norm=True, swap_masks=False):
+    """The decoder layer, or one of its usual mistakes, depending on the switches."""
+    if swap_masks:
+        src_mask, tgt_mask = tgt_mask, src_mask
+    def cross(y):
+        kv_in = memory if kv == "memory" else y
+        return layer.src_attn(memory if q == "memory" else y, kv_in, kv_in,
+                              src_mask if src_masked and kv == "memory" else None)
+
+    subs = {1: (layer.sublayer1, lambda y: layer.self_attn(y, y, y,
+                                                           tgt_mask if causal else None)),
+            2: (layer.sublayer2, cross), 3: (layer.sublayer3, layer.feed_forward)}
+    for k in order:
+        wrapper, f = subs[k]
+        x = wrapper(x, f) if add_norm else f(x)  # (B, T, D)
+    return x
+
+
+def _reference(layer, x, memory, src_mask, tgt_mask):
+    with torch.no_grad():
+        return layer(x, memory, src_mask, tgt_mask)  # (B, T, D)
+
+
+def _mistakes(case: _Case) -> list:
+    args = tuple(case.inputs.values())
+
+    def wired(**kw):
+        return _equals(lambda: _no_grad(_wire, *args, **kw))
+
+    return [(_KV_DECODER, wired(kv="decoder")), (_Q_MEMORY, wired(q="memory")),
+            (_NO_CAUSAL, wired(causal=False)), (_NO_SRC_MASK, wired(src_masked=False)),
+            (_SWAPPED_MASKS, wired(swap_masks=True)),
+            (_ORDER, wired(order=(2, 1, 3))), (_NO_FFN, wired(order=(1, 2))),
+            (_NO_ADD_NORM, wired(add_norm=False))]
+
+
+def _no_grad(f, *args, **kwargs):
+    with torch.no_grad():
+        return f(*args, **kwargs)
+
+
+def _inputs(seed: int, B: int, T: int, S: int, pads: int = 0) -> dict:
+    src = torch.ones(B, S, dtype=torch.long)
+    if pads:
+        src[0, S - pads:] = 0  # the first sentence ends in padding
+    return {"layer": _layer(), "x": _randn(seed, B, T, 8), "memory": _randn(seed + 1, B, S, 8),
+            "src_mask": padding_mask(src),  # (B, 1, S)
+            "tgt_mask": subsequent_mask(T)}  # (1, T, T)
+
+
+def check_decoder_layer(fn: Callable) -> None:
+    """Check ``fn(layer, x, memory, src_mask, tgt_mask)``: one decoder layer's forward pass
+    built from ``layer``'s parts, equal to ``layer(x, memory, src_mask, tgt_mask)``, for
+    ``x`` ``(B, T, D)``, ``memory`` ``(B, S, D)``, ``src_mask`` ``(B, 1, S)`` and
+    ``tgt_mask`` ``(1, T, T)``; returns ``(B, T, D)``."""
+    cases = [  # the first has T = S, so that queries taken from memory still run
+        _Case("T = S", _inputs(90, 1, 4, 4)),
+        _Case("padded source", _inputs(93, 2, 3, 5, pads=2)),
+    ]
+    _run("check_decoder_layer", fn, cases, _reference, _mistakes,
+         error_hint="a shape error usually means `memory` went where the decoder stream "
+                    "belongs (as the query, or into a residual sum), or that the two masks "
+                    "were swapped: `tgt_mask` goes to `layer.self_attn`, `src_mask` to "
+                    "`layer.src_attn`.",
+         general_hint="write the three steps one per line, each `x = "
+                      "layer.sublayerK(x, lambda y: ...)`, and compare each with the "
+                      "package's `DecoderLayer.forward`.",
+         success="your decoder layer matches `DecoderLayer` on {n} tests, including a "
+                 "padded source.")

@@ -1,0 +1,102 @@
+"""Tests for illustrated.exercises.decoder (chapter 9): check_decoder_layer accepts a
+correct wiring and names the mistake in each planted wrong one."""
+import pytest
+import torch
+
+from illustrated.exercises import check_decoder_layer
+
+from .helpers import HINT, assert_fails, assert_one_line
+
+
+def wired(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer1(x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x = layer.sublayer2(x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+    return layer.sublayer3(x, layer.feed_forward)
+
+
+def called(layer, x, memory, src_mask, tgt_mask):
+    return layer(x, memory, src_mask, tgt_mask)
+
+
+@pytest.mark.parametrize("fn", [wired, called])
+def test_check_decoder_layer_accepts_correct(fn, capsys):
+    assert check_decoder_layer(fn) is None
+    out = assert_one_line(capsys, check_decoder_layer)
+    assert out == ("✓ check_decoder_layer: your decoder layer matches `DecoderLayer` on 2 "
+                   "tests, including a padded source.\n")
+
+
+def test_check_decoder_layer_leaves_the_global_seed_alone():
+    torch.manual_seed(5)
+    expected = torch.rand(3)
+    torch.manual_seed(5)
+    check_decoder_layer(wired)
+    torch.testing.assert_close(torch.rand(3), expected)
+
+
+def variant(q="y", kv="memory", self_mask=True, src_mask_used=True, order=(1, 2, 3),
+            add_norm=True):
+    def fn(layer, x, memory, src_mask, tgt_mask):
+        def cross(y):
+            k = memory if kv == "memory" else y
+            return layer.src_attn(memory if q == "memory" else y, k, k,
+                                  src_mask if src_mask_used and kv == "memory" else None)
+        subs = {1: (layer.sublayer1,
+                    lambda y: layer.self_attn(y, y, y, tgt_mask if self_mask else None)),
+                2: (layer.sublayer2, cross), 3: (layer.sublayer3, layer.feed_forward)}
+        for k in order:
+            wrapper, f = subs[k]
+            x = wrapper(x, f) if add_norm else f(x)
+        return x
+    return fn
+
+
+def swapped_masks(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer1(x, lambda y: layer.self_attn(y, y, y, src_mask))
+    x = layer.sublayer2(x, lambda y: layer.src_attn(y, memory, memory, tgt_mask))
+    return layer.sublayer3(x, layer.feed_forward)
+
+
+MISTAKES = [
+    (variant(kv="decoder"), HINT + r"the keys and values of encoder-decoder attention came "
+                                   r"from the decoder"),
+    (variant(q="memory"), HINT + r"the queries of encoder-decoder attention came from "
+                                 r"`memory`"),
+    (variant(self_mask=False), HINT + r"the self-attention ignored `tgt_mask`"),
+    (variant(src_mask_used=False), HINT + r"encoder-decoder attention ignored `src_mask`"),
+    (variant(order=(2, 1, 3)), HINT + r"encoder-decoder attention ran before the masked "
+                                      r"self-attention"),
+    (variant(order=(1, 2)), HINT + r"the feed-forward sub-layer is missing"),
+    (variant(add_norm=False), HINT + r"the sub-layers were chained without their residual"),
+    (swapped_masks, HINT + r"the two masks were swapped"),
+    (lambda *args: wired(*args) + 0.01, r"\nHint: write the three steps one per line"),
+]
+IDS = ["kv_decoder", "q_memory", "no_causal", "no_src_mask", "order", "no_ffn",
+       "no_add_norm", "swapped_masks", "general"]
+
+
+@pytest.mark.parametrize("fn, hint", MISTAKES, ids=IDS)
+def test_check_decoder_layer_names_the_mistake(fn, hint):
+    assert_fails(check_decoder_layer, fn, hint)
+
+
+def test_check_decoder_layer_refuses_a_non_function():
+    with pytest.raises(TypeError, match="expects your function itself"):
+        check_decoder_layer(42)
+
+
+
+def test_check_decoder_layer_explains_a_shape_error():
+    """A wiring that only breaks when T != S (the second test) gets the shape-error hint."""
+    def memory_in_residual(layer, x, memory, src_mask, tgt_mask):
+        x = layer.sublayer1(x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+        x = layer.sublayer2(memory, lambda y: layer.src_attn(x, y, y, src_mask))
+        return layer.sublayer3(x, layer.feed_forward)
+
+    for wrong in (memory_in_residual, variant(q="memory")):
+        def fn(layer, x, memory, src_mask, tgt_mask, wrong=wrong):
+            f = wired if x.shape[1] == memory.shape[1] else wrong
+            return f(layer, x, memory, src_mask, tgt_mask)
+
+        assert_fails(check_decoder_layer, fn, r"on test 'padded source'.*raised "
+                     r"(RuntimeError|ValueError).*\nHint: a shape error usually means")
