@@ -85,7 +85,16 @@ def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
         n = tokens.numel() - 1
         return tokens, float(score) / ((5 + n) / 6) ** alpha
 
-    while ys.shape[1] < max_len and ys.shape[0] > 0 and len(finished) < k:
+    def settled():
+        # With log-probabilities <= 0 a prefix's score only falls as it grows, so once k
+        # hypotheses are finished and none of the live prefixes scores above the k-th best,
+        # no continuation can enter the top k (exact for length_penalty=0).
+        if len(finished) < k:
+            return False
+        kth = sorted((s for _, s in finished), reverse=True)[k - 1]
+        return max(float(final(seq, s)[1]) for seq, s in zip(ys, scores)) <= kth
+
+    while ys.shape[1] < max_len and ys.shape[0] > 0 and not settled():
         K = ys.shape[0]
         mem, mask = memory.expand(K, -1, -1), src_mask.expand(K, -1, -1)
         logp = _step(model, mem, mask, ys, cache).double()  # (K, V)
