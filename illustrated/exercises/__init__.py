@@ -1,4 +1,4 @@
-"""Auto-checkers for the exercises at the end of chapters 2–5 (more come with later chapters).
+"""Auto-checkers for the exercises at the end of chapters 2–10.
 
 Call a checker with *your* function in a notebook cell::
 
@@ -18,6 +18,7 @@ must also leave its inputs as they were: one that writes into them (``x -= ...``
 Masks follow the package convention: bool, ``True`` means *may attend*.
 """
 from .attention import check_attention, check_scores
+from .decoding import check_beam_step, check_greedy_decode
 from .layer_norm import check_layer_norm
 from .lookup import check_soft_lookup
 from .masks import check_padding_mask, check_subsequent_mask
@@ -39,4 +40,6 @@ __all__ = [
     "check_padding_mask",  # chapter 6
     "check_positional_encoding",  # chapter 7
     "check_layer_norm",  # chapter 8
+    "check_greedy_decode",  # chapter 10
+    "check_beam_step",  # chapter 10
 ]
