@@ -302,13 +302,13 @@ def beam_tree(levels, title=None) -> Figure:
     fig, ax = _blank()
     rows = max(len(level) for level in levels)
     w, h, dx, dy = 1.7, 0.62, 2.4, 0.85
-    face = {"kept": ACCENT_LIGHT, "dropped": PAPER, "finished": DECODER}
+    face = {"kept": ACCENT_LIGHT, "dropped": PAPER, "finished": ACCENT}
     y = [[-(i - (len(level) - 1) / 2) * dy for i in range(len(level))] for level in levels]
     for depth, level in enumerate(levels):
         for i, (parent, word, score, state) in enumerate(level):
             x = depth * dx
             _box(ax, x, y[depth][i] - h / 2, w, h, f"{word}\n{score:.2f}", face[state],
-                 accent=False, fontsize=8)
+                 accent=state == "finished", fontsize=8)
             if parent is not None:
                 _arrow(ax, ((depth - 1) * dx + w, y[depth - 1][parent]), (x, y[depth][i]),
                        colour=INK if state != "dropped" else MUTED)

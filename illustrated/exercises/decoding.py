@@ -62,7 +62,7 @@ _GROW = ("it looks like the prefix you feed the model never grows: after each st
          "the chosen tokens, `ys = torch.cat([ys, nxt[:, None]], dim=1)`, and feed the "
          "whole `ys` next time.")
 _ROWS = ("it looks like a row goes on after its <eos>: keep a `done` flag per row and "
-         "write the pad id in finished rows, `nxt = nxt.masked_fill(done, pad_id)`.")
+         "write the pad id in finished rows, `nxt = nxt.masked_fill(done, 0)`.")
 _ANY = ("it looks like you stopped as soon as one row finished: stop when every row has "
         "produced <eos> (`done.all()`) or the length reaches max_len.")
 _BOS = "it looks like you dropped <bos>: the output starts with it, as the prefixes do."
