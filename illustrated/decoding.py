@@ -4,6 +4,7 @@
 step feeds only the newest token and reuses the keys and values cached by earlier steps
 (:class:`~illustrated.layers.DecoderCache`), with the same output as re-running the
 decoder on the whole prefix. ``beam_search`` keeps the ``beam_size`` best prefixes.
+Introduced in chapter 10, From vectors to words: decoding.
 """
 from __future__ import annotations
 
@@ -59,7 +60,9 @@ def beam_search(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,
                 length_penalty=0.0):
     """Beam search for one source ``(1, S)``. Returns ``top_beams`` pairs ``(tokens, score)``
     best first: tokens a 1-D LongTensor starting with ``bos_id``; score the sum of the
-    tokens' log-probabilities divided by ``((5 + n) / 6) ** length_penalty``."""
+    tokens' log-probabilities divided by ``((5 + n) / 6) ** length_penalty``. The search
+    stops when ``beam_size`` hypotheses have finished and no live prefix scores above the
+    ``beam_size``-th of them (or at ``max_len``)."""
     _check_ids(src, max_len)
     if src.shape[0] != 1:
         raise ValueError(f"beam_search takes one source (1, S), got {tuple(src.shape)}")
