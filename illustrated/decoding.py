@@ -4,6 +4,7 @@
 step feeds only the newest token and reuses the keys and values cached by earlier steps
 (:class:`~illustrated.layers.DecoderCache`), with the same output as re-running the
 decoder on the whole prefix. ``beam_search`` keeps the ``beam_size`` best prefixes.
+Introduced in chapter 10, From vectors to words: decoding.
 """
 from __future__ import annotations
 
@@ -59,7 +60,9 @@ def beam_search(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,
                 length_penalty=0.0):
     """Beam search for one source ``(1, S)``. Returns ``top_beams`` pairs ``(tokens, score)``
     best first: tokens a 1-D LongTensor starting with ``bos_id``; score the sum of the
-    tokens' log-probabilities divided by ``((5 + n) / 6) ** length_penalty``."""
+    tokens' log-probabilities divided by ``((5 + n) / 6) ** length_penalty``. The search
+    stops when ``beam_size`` hypotheses have finished and no live prefix scores above the
+    ``beam_size``-th of them (or at ``max_len``)."""
     _check_ids(src, max_len)
     if src.shape[0] != 1:
         raise ValueError(f"beam_search takes one source (1, S), got {tuple(src.shape)}")
@@ -85,7 +88,16 @@ def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
         n = tokens.numel() - 1
         return tokens, float(score) / ((5 + n) / 6) ** alpha
 
-    while ys.shape[1] < max_len and ys.shape[0] > 0 and len(finished) < k:
+    def settled():
+        # With log-probabilities <= 0 a prefix's score only falls as it grows, so once k
+        # hypotheses are finished and none of the live prefixes scores above the k-th best,
+        # no continuation can enter the top k (exact for length_penalty=0).
+        if len(finished) < k:
+            return False
+        kth = sorted((s for _, s in finished), reverse=True)[k - 1]
+        return max(float(final(seq, s)[1]) for seq, s in zip(ys, scores)) <= kth
+
+    while ys.shape[1] < max_len and ys.shape[0] > 0 and not settled():
         K = ys.shape[0]
         mem, mask = memory.expand(K, -1, -1), src_mask.expand(K, -1, -1)
         logp = _step(model, mem, mask, ys, cache).double()  # (K, V)

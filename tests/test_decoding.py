@@ -69,3 +69,19 @@ def test_large_beam_finds_the_exhaustive_best():
                 best = (tokens, s)
     (tokens, score), = beam_search(model, src, 4, 1, 2, beam_size=200)
     assert torch.equal(tokens, best[0]) and abs(score - best[1]) < 1e-9
+
+
+def test_beam_does_not_stop_at_the_first_k_poor_finished_hypotheses():
+    # Regression: the search used to stop as soon as beam_size hypotheses had ended, all of
+    # them unlikely short ones, while the live best prefix was still far better; the
+    # translator then answered "student" to "il ne voit pas le chat".
+    from pathlib import Path
+
+    from illustrated.train import load_checkpoint
+    path = Path(__file__).resolve().parents[1] / "chapters" / "data" / "translator.pt"
+    model, sv, tv = load_checkpoint(path)
+    src = torch.tensor([sv.encode("il ne voit pas le chat")])
+    (tokens, score), = beam_search(model, src, 16, tv.bos_id, tv.eos_id, beam_size=4)
+    greedy = greedy_decode(model, src, 16, tv.bos_id, tv.eos_id)[0]
+    assert tv.decode(tokens) == tv.decode(greedy) == "he does not see the cat"
+    assert score > -2.0

@@ -22,12 +22,12 @@ module              figures
 ``tensors``         ``tensor_cells``, ``matmul_figure``, ``self_attention_table``
 ``heatmaps``        ``attention_heatmap``, ``attention_heads``
 ``plots``           ``histograms``, ``bar_values``, ``line_plot``
-``diagrams``        ``black_box``, ``stack_diagram`` (and the names of its ``PARTS``)
+``diagrams``        ``black_box``, ``stack_diagram``, ``beam_tree`` (and the names of its ``PARTS``)
 ``encodings``       ``encoding_heatmap``, ``encoding_waves``
 ``palette``         the colour constants
 ==================  ==============================================================
 """
-from .diagrams import PARTS, black_box, stack_diagram
+from .diagrams import PARTS, beam_tree, black_box, stack_diagram
 from .encodings import encoding_heatmap, encoding_waves
 from .heatmaps import attention_heads, attention_heatmap
 from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERGING, EMBEDDING,
@@ -51,7 +51,7 @@ __all__ = [
     # plots
     "histograms", "bar_values", "line_plot",
     # diagrams
-    "black_box", "stack_diagram",
+    "black_box", "stack_diagram", "beam_tree",
     # position tables
     "encoding_heatmap", "encoding_waves",
 ]

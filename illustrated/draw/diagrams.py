@@ -264,3 +264,61 @@ def _layer_inputs(ax, layer, side, highlight, sentence, caption) -> None:
         ax.text(cx, y - 2.35, sentence, ha="center", va="center", fontsize=11.5, color=INK,
                 style="italic")
         ax.text(cx, y - 2.72, caption, ha="center", va="center", fontsize=8.5, color=MUTED)
+
+
+_BEAM_STATES = ("kept", "dropped", "finished")
+
+
+def beam_tree(levels, title=None) -> Figure:
+    """The hypotheses of a beam search as a tree, one column per decoding step (chapter 10).
+
+    Args:
+        levels: a list, one entry per step, of lists of nodes ``(parent, word, score, state)``:
+            ``parent`` the index of the node in the previous level it extends (``None`` in
+            the first level), ``score`` the prefix's summed log-probability, ``state`` one
+            of ``"kept"`` (stays in the beam), ``"dropped"`` or ``"finished"`` (ended
+            with ``<eos>``).
+        title: a title in words.
+
+    Returns:
+        a Figure with one axes (axis hidden).
+    """
+    if not isinstance(levels, (list, tuple)) or not levels or not all(
+            isinstance(level, (list, tuple)) and level for level in levels):
+        raise ValueError(f"levels must be a non-empty list of non-empty lists of nodes, "
+                         f"got {levels!r:.80}")
+    for depth, level in enumerate(levels):
+        for node in level:
+            if not (isinstance(node, (list, tuple)) and len(node) == 4):
+                raise ValueError(f"each node is (parent, word, score, state), got {node!r}")
+            parent, _, _, state = node
+            if state not in _BEAM_STATES:
+                raise ValueError(f"state must be one of {_BEAM_STATES}, got {state!r}")
+            ok = parent is None if depth == 0 else (
+                isinstance(parent, int) and 0 <= parent < len(levels[depth - 1]))
+            if not ok:
+                raise ValueError(f"node {node!r} at step {depth}: parent must be "
+                                 f"{'None' if depth == 0 else 'an index into the step before'}")
+    fig, ax = _blank()
+    rows = max(len(level) for level in levels)
+    w, h, dx, dy = 1.7, 0.62, 2.4, 0.85
+    face = {"kept": ACCENT_LIGHT, "dropped": PAPER, "finished": ACCENT}
+    y = [[-(i - (len(level) - 1) / 2) * dy for i in range(len(level))] for level in levels]
+    for depth, level in enumerate(levels):
+        for i, (parent, word, score, state) in enumerate(level):
+            x = depth * dx
+            _box(ax, x, y[depth][i] - h / 2, w, h, f"{word}\n{score:.2f}", face[state],
+                 accent=state == "finished", fontsize=8)
+            if parent is not None:
+                _arrow(ax, ((depth - 1) * dx + w, y[depth - 1][parent]), (x, y[depth][i]),
+                       colour=INK if state != "dropped" else MUTED)
+    if title:
+        ax.text(0, rows * dy / 2 + 0.35, title, fontsize=11, color=INK, fontweight="bold")
+    counts = {s: sum(n[3] == s for level in levels for n in level) for s in _BEAM_STATES}
+    alt = (f"Tree diagram of a beam search{': ' + title if title else ''}: "
+           f"{len(levels)} steps from left to right, each box a word and its prefix's "
+           f"summed log-probability; {counts['kept']} kept, {counts['dropped']} dropped, "
+           f"{counts['finished']} finished hypotheses.")
+    top = rows * dy / 2 + (0.8 if title else 0.2)
+    return _diagram(fig, (-0.2, (len(levels) - 1) * dx + w + 0.2, -rows * dy / 2 - 0.2, top),
+                    alt, scale=0.7, max_w=10, max_h=9)

@@ -1,4 +1,4 @@
-"""Auto-checkers for the exercises at the end of chapters 2–5 (more come with later chapters).
+"""Auto-checkers for the exercises at the end of chapters 2–11.
 
 Call a checker with *your* function in a notebook cell::
 
@@ -19,6 +19,7 @@ Masks follow the package convention: bool, ``True`` means *may attend*.
 """
 from .attention import check_attention, check_scores
 from .decoder import check_decoder_layer
+from .decoding import check_beam_step, check_greedy_decode
 from .layer_norm import check_layer_norm
 from .lookup import check_soft_lookup
 from .masks import check_padding_mask, check_subsequent_mask
@@ -41,4 +42,6 @@ __all__ = [
     "check_positional_encoding",  # chapter 7
     "check_layer_norm",  # chapter 8
     "check_decoder_layer",  # chapter 9
+    "check_greedy_decode",  # chapter 10
+    "check_beam_step",  # chapter 10
 ]

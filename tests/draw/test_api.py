@@ -69,6 +69,10 @@ def test_no_module_is_longer_than_400_lines():
     assert len(lengths) > 1
     assert {name: n for name, n in lengths.items() if n > 400} == {}, "split the module"
 
+BEAM_LEVELS = [[(None, "<bos>", 0.0, "kept")],
+               [(0, "i", -0.1, "kept"), (0, "we", -2.5, "dropped")],
+               [(0, "am", -0.2, "kept"), (0, "<eos>", -3.0, "finished")]]
+
 FIGURES = {  # name: (make the figure, expected number of axes)
     "tensor_cells": (lambda: draw.tensor_cells(torch.randn(2, 4, generator=gen())), 1),
     "tensor_cells_colorbar": (lambda: draw.tensor_cells(torch.randn(20, 512), colorbar=True), 2),
@@ -85,6 +89,7 @@ FIGURES = {  # name: (make the figure, expected number of axes)
     "stack_diagram": (lambda: draw.stack_diagram(), 1),
     "stack_diagram_detail": (lambda: draw.stack_diagram(detail=True), 1),
     "black_box": (lambda: draw.black_box(), 1),
+    "beam_tree": (lambda: draw.beam_tree(BEAM_LEVELS), 1),
 }
 
 

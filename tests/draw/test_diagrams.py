@@ -1,4 +1,4 @@
-"""Tests for illustrated.draw.diagrams: black_box, stack_diagram."""
+"""Tests for illustrated.draw.diagrams: black_box, stack_diagram, beam_tree."""
 from __future__ import annotations
 
 import pytest
@@ -57,3 +57,29 @@ def test_black_box_shows_both_sentences():
     assert {"ich bin Student", "Transformer", "I am a student"} <= set(names)
     with pytest.raises(TypeError, match="strings"):
         draw.black_box(["je", "suis"])
+
+
+BEAM = [[(None, "<bos>", 0.0, "kept")],
+        [(0, "i", -0.11, "kept"), (0, "we", -2.5, "dropped")],
+        [(0, "am", -0.2, "kept"), (0, "<eos>", -3.0, "finished"), (1, "see", -4.0, "dropped")]]
+
+
+def test_beam_tree_draws_every_hypothesis_with_its_score():
+    fig = draw.beam_tree(BEAM, title="A beam")
+    texts = all_texts(fig)
+    for word, score in [("<bos>", "0.00"), ("i", "-0.11"), ("am", "-0.20"), ("see", "-4.00")]:
+        assert f"{word}\n{score}" in texts
+    assert "A beam" in texts
+    assert "3 kept, 2 dropped, 1 finished" in fig.alt_text
+
+
+@pytest.mark.parametrize("levels, message", [
+    ([], "non-empty list"),
+    ([[(None, "a", 0.0, "maybe")]], "state must be one of"),
+    ([[(None, "a", 0.0, "kept")], [(3, "b", -1.0, "kept")]], "parent must be"),
+    ([[(0, "a", 0.0, "kept")]], "parent must be None"),
+    ([[("a", 0.0)]], r"\(parent, word, score, state\)"),
+])
+def test_beam_tree_rejects_bad_levels(levels, message):
+    with pytest.raises(ValueError, match=message):
+        draw.beam_tree(levels)

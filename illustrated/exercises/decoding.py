@@ -1,0 +1,187 @@
+"""The checkers of the decoding exercises: chapter 10, From vectors to words: decoding.
+
+``check_greedy_decode`` runs the learner's greedy loop against a toy model (a table of
+next-token logits given the last token, one table per batch row), so that every mistake of
+the loop itself (argmax over the wrong axis, a prefix that does not grow, a finished row
+that goes on) shows without a trained translator. ``check_beam_step`` checks one step of
+beam search: which ``k`` (beam row, token) pairs survive.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+
+from ._runner import _Case, _equals, _randn, _run
+
+PAD, BOS, EOS = 0, 1, 2
+
+
+class _ToyModel:
+    """Next-token logits ``(B, V)`` for prefixes ``ys`` ``(B, T)``: row ``b`` reads its own
+    table at the prefix's last token (a bigram model), whatever came before."""
+
+    def __init__(self, successors: list[dict], vocab: int, seed: int):
+        B = len(successors)
+        noise = _randn(seed, B, vocab, vocab, scale=0.3)  # (B, V, V)
+        for b, table in enumerate(successors):
+            for last, nxt in table.items():
+                noise[b, last, nxt] += 4.0  # the likely next token, by a clear margin
+        self.table = noise
+        self.batch = B
+
+    def __call__(self, ys: torch.Tensor) -> torch.Tensor:
+        if not isinstance(ys, torch.Tensor) or ys.dim() != 2 or ys.shape[0] != self.batch:
+            got = tuple(ys.shape) if isinstance(ys, torch.Tensor) else type(ys).__name__
+            raise ValueError(f"next_logits expects the prefixes ys as a (B, T) = "
+                             f"({self.batch}, T) tensor of token ids, got {got}")
+        return self.table[torch.arange(self.batch), ys[:, -1].long()]  # (B, V)
+
+    def __repr__(self) -> str:
+        return "toy"
+
+
+def _greedy(next_logits, batch_size, bos_id, eos_id, max_len, *, axis=-1, grow=True,
+            stop_rows=True, stop_any=False, keep_bos=True, extra=0):
+    """The reference greedy loop, and (through its flags) the planted mistakes."""
+    ys = torch.full((batch_size, 1), bos_id, dtype=torch.long)  # (B, 1)
+    done = torch.zeros(batch_size, dtype=torch.bool)  # (B,)
+    while ys.shape[1] < max_len + extra and not bool(done.any() if stop_any else done.all()):
+        logits = next_logits(ys if grow else ys[:, :1])  # (B, V)
+        nxt = logits.argmax(axis)  # (B,)
+        if stop_rows:
+            nxt = nxt.masked_fill(done, PAD)
+        ys = torch.cat([ys, nxt[:, None]], dim=1)  # (B, T + 1)
+        done |= nxt == eos_id
+    return ys if keep_bos else ys[:, 1:]
+
+
+_AXIS = ("it looks like you took the argmax over the wrong axis: `logits` is (B, V), one "
+         "row per sentence; pick one token per row with `logits.argmax(dim=-1)`.")
+_GROW = ("it looks like the prefix you feed the model never grows: after each step append "
+         "the chosen tokens, `ys = torch.cat([ys, nxt[:, None]], dim=1)`, and feed the "
+         "whole `ys` next time.")
+_ROWS = ("it looks like a row goes on after its <eos>: keep a `done` flag per row and "
+         "write the pad id in finished rows, `nxt = nxt.masked_fill(done, 0)`.")
+_ANY = ("it looks like you stopped as soon as one row finished: stop when every row has "
+        "produced <eos> (`done.all()`) or the length reaches max_len.")
+_BOS = "it looks like you dropped <bos>: the output starts with it, as the prefixes do."
+_LONG = ("it looks like your output is one token too long: max_len counts <bos>, so loop "
+         "`while ys.shape[1] < max_len`.")
+
+
+def _greedy_mistakes(case: _Case) -> list:
+    args = list(case.inputs.values())
+    return [(_AXIS, _equals(lambda: _greedy(*args, axis=0))),
+            (_GROW, _equals(lambda: _greedy(*args, grow=False))),
+            (_ROWS, _equals(lambda: _greedy(*args, stop_rows=False))),
+            (_ANY, _equals(lambda: _greedy(*args, stop_any=True))),
+            (_BOS, _equals(lambda: _greedy(*args, keep_bos=False))),
+            (_LONG, _equals(lambda: _greedy(*args, extra=1)))]
+
+
+def _greedy_case(name, successors, vocab, max_len, seed) -> _Case:
+    model = _ToyModel(successors, vocab, seed)
+    return _Case(name, {"next_logits": model, "batch_size": len(successors), "bos_id": BOS,
+                        "eos_id": EOS, "max_len": max_len})
+
+
+def check_greedy_decode(fn: Callable) -> None:
+    """Check ``fn(next_logits, batch_size, bos_id, eos_id, max_len)``: greedy decoding.
+
+    ``next_logits(ys)`` takes the prefixes ``(B, T)`` and returns next-token logits
+    ``(B, V)``. ``fn`` returns a ``(B, T)`` LongTensor starting with ``bos_id``, at most
+    ``max_len`` long, pad id 0 after a row's ``eos_id``, stopping once every row is done.
+    """
+    cases = [
+        _greedy_case("five rows, five words", [{1: 3, 3: 4, 4: 2}, {1: 4, 4: 2, 2: 3},
+                                               {1: 3, 3: 3}, {1: 2, 2: 4}, {1: 4, 4: 3, 3: 2}],
+                     5, 6, 10),
+        _greedy_case("rows ending at different steps", [{1: 3, 3: 4, 4: 2, 2: 5},
+                                                        {1: 4, 4: 3, 3: 5, 5: 2, 2: 3},
+                                                        {1: 3, 3: 5, 5: 3}], 6, 7, 11),
+        _greedy_case("every row ends", [{1: 5, 5: 2, 2: 4}, {1: 3, 3: 4, 4: 6, 6: 2}], 7, 10, 12),
+        _greedy_case("one row, no <eos>", [{1: 3, 3: 4, 4: 3}], 5, 5, 13),
+    ]
+    _run("check_greedy_decode", fn, cases, _greedy, _greedy_mistakes,
+         error_hint="`next_logits` takes the whole prefix ys (B, T) and returns (B, V); "
+                    "the chosen tokens `nxt` are (B,): append them as a column, "
+                    "`nxt[:, None]`.",
+         general_hint="print `ys` after each step on this test and compare with what the "
+                      "model's most likely token should be.",
+         success="your greedy decoding matches on {n} tests.")
+
+
+# ---------------------------------------------------------------- one beam-search step
+
+
+def _beam_step(scores, log_probs, k, *, combine="add", per_beam=False, swap=False,
+               smallest=False):
+    """The reference step, and (through its flags) the planted mistakes."""
+    K, V = log_probs.shape
+    if combine == "add":
+        cand = scores[:, None] + log_probs  # (K, V)
+    elif combine == "multiply":
+        cand = scores[:, None] * log_probs
+    elif combine == "probs":
+        cand = scores.exp()[:, None] + log_probs.exp()
+    else:  # the previous score forgotten
+        cand = log_probs
+    if per_beam:
+        best = cand.max(-1)  # each beam keeps only its own best word
+        order = best.values.topk(min(k, K)).indices
+        return torch.stack([order, best.indices[order]], dim=1)  # (k', 2)
+    top = cand.flatten().topk(k, largest=not smallest).indices  # (k,)
+    rows, tokens = (top % K, top // K) if swap else (top // V, top % V)
+    return torch.stack([rows, tokens], dim=1)  # (k, 2)
+
+
+_MULTIPLY = ("it looks like you multiplied log-probabilities: in log space the "
+             "probabilities' product is a sum, `scores[:, None] + log_probs`.")
+_PROBS = ("it looks like you added probabilities (after `exp`): a sequence's probability "
+          "is the product of its words', so add log-probabilities instead.")
+_FORGOT = ("it looks like you ranked the new words by their own log-probabilities only: "
+           "add each beam's score so far, `scores[:, None] + log_probs`.")
+_PER_BEAM = ("it looks like each beam kept only its own best word: rank all K x V "
+             "candidates together (`.flatten().topk(k)`); one beam may supply several.")
+_SWAP = ("it looks like the flat index was split the wrong way: for a (K, V) table, "
+         "row = i // V and token = i % V.")
+_SMALLEST = ("it looks like you kept the k lowest scores: log-probabilities are <= 0, and "
+             "the best hypothesis has the highest (closest to 0).")
+
+
+def _beam_mistakes(case: _Case) -> list:
+    args = list(case.inputs.values())
+    return [(_SMALLEST, _equals(lambda: _beam_step(*args, smallest=True))),
+            (_MULTIPLY, _equals(lambda: _beam_step(*args, combine="multiply"))),
+            (_PROBS, _equals(lambda: _beam_step(*args, combine="probs"))),
+            (_FORGOT, _equals(lambda: _beam_step(*args, combine="forget"))),
+            (_PER_BEAM, _equals(lambda: _beam_step(*args, per_beam=True))),
+            (_SWAP, _equals(lambda: _beam_step(*args, swap=True)))]
+
+
+def _beam_case(name, scores, vocab, k, seed, scale=2.0) -> _Case:
+    log_probs = _randn(seed, len(scores), vocab, scale=scale).log_softmax(-1)  # (K, V)
+    return _Case(name, {"scores": torch.tensor(scores, dtype=torch.float64),
+                        "log_probs": log_probs, "k": k})
+
+
+def check_beam_step(fn: Callable) -> None:
+    """Check ``fn(scores, log_probs, k)``: one step of beam search.
+
+    ``scores`` ``(K,)`` are the beams' summed log-probabilities, ``log_probs`` ``(K, V)``
+    the next word's log-probabilities after each beam. ``fn`` returns a ``(k, 2)``
+    LongTensor of (beam row, token) pairs, the ``k`` best extensions, best first.
+    """
+    cases = [
+        _beam_case("more survivors than beams", [-0.2, -1.6], 6, 4, 21),
+        _beam_case("three beams", [-0.4, -2.5, -1.1], 7, 3, 20),
+        _beam_case("first step, one beam", [0.0], 8, 3, 22),
+        _beam_case("sure and unsure beams", [-0.05, -3.0, -0.9, -1.5], 5, 4, 23, scale=4.0),
+    ]
+    _run("check_beam_step", fn, cases, _beam_step, _beam_mistakes,
+         error_hint="`scores[:, None] + log_probs` is (K, V); flatten it, take `.topk(k)`, "
+                    "and split each flat index i into row i // V and token i % V.",
+         general_hint="compute `(scores[:, None] + log_probs)` on this test and check "
+                      "that your pairs are its k largest entries, best first.",
+         success="your beam step matches on {n} tests.")
