@@ -1,4 +1,4 @@
-"""Auto-checkers for the exercises at the end of chapters 2–5 (more come with later chapters).
+"""Auto-checkers for the exercises at the end of chapters 2–11 (more come with later chapters).
 
 Call a checker with *your* function in a notebook cell::
 
@@ -20,6 +20,7 @@ Masks follow the package convention: bool, ``True`` means *may attend*.
 from .attention import check_attention, check_scores
 from .layer_norm import check_layer_norm
 from .lookup import check_soft_lookup
+from .loss import check_label_smoothing_loss
 from .masks import check_padding_mask, check_subsequent_mask
 from .multi_head import check_merge_heads, check_multi_head_attention, check_split_heads
 from .positional import check_positional_encoding
@@ -39,4 +40,5 @@ __all__ = [
     "check_padding_mask",  # chapter 6
     "check_positional_encoding",  # chapter 7
     "check_layer_norm",  # chapter 8
+    "check_label_smoothing_loss",  # chapter 11
 ]
