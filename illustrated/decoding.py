@@ -85,7 +85,15 @@ def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
         n = tokens.numel() - 1
         return tokens, float(score) / ((5 + n) / 6) ** alpha
 
-    while ys.shape[1] < max_len and ys.shape[0] > 0 and len(finished) < k:
+    def settled():
+        # k finished hypotheses, and no live one can still beat the k-th best: a live score
+        # only falls as tokens are added; the longest length penalty is its best case.
+        if len(finished) < k:
+            return False
+        kth = sorted((s for _, s in finished), reverse=True)[k - 1]
+        return float(scores.max()) / ((5 + max_len) / 6) ** alpha <= kth
+
+    while ys.shape[1] < max_len and ys.shape[0] > 0 and not settled():
         K = ys.shape[0]
         mem, mask = memory.expand(K, -1, -1), src_mask.expand(K, -1, -1)
         logp = _step(model, mem, mask, ys, cache).double()  # (K, V)
