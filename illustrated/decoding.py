@@ -89,13 +89,12 @@ def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
         return tokens, float(score) / ((5 + n) / 6) ** alpha
 
     def settled():
-        # With log-probabilities <= 0 a prefix's score only falls as it grows, so once k
-        # hypotheses are finished and none of the live prefixes scores above the k-th best,
-        # no continuation can enter the top k (exact for length_penalty=0).
+        # k finished hypotheses, and no live one can still beat the k-th best: a live score
+        # only falls as tokens are added; the longest length penalty is its best case.
         if len(finished) < k:
             return False
         kth = sorted((s for _, s in finished), reverse=True)[k - 1]
-        return max(float(final(seq, s)[1]) for seq, s in zip(ys, scores)) <= kth
+        return float(scores.max()) / ((5 + max_len) / 6) ** alpha <= kth
 
     while ys.shape[1] < max_len and ys.shape[0] > 0 and not settled():
         K = ys.shape[0]

@@ -85,3 +85,20 @@ def test_beam_does_not_stop_at_the_first_k_poor_finished_hypotheses():
     greedy = greedy_decode(model, src, 16, tv.bos_id, tv.eos_id)[0]
     assert tv.decode(tokens) == tv.decode(greedy) == "he does not see the cat"
     assert score > -2.0
+
+
+def test_beam_does_not_stop_at_k_early_poor_finishes():
+    """Early <eos> candidates of low score must not end the search while a live hypothesis
+    scores higher (a label-smoothed model spreads about log(eps / V) on every word)."""
+    from pathlib import Path
+
+    from illustrated.data import split_pairs
+    from illustrated.train import load_checkpoint, translate_ids
+
+    model, sv, tv = load_checkpoint(Path(__file__).parents[1] / "chapters/data/translator.pt")
+    _, held = split_pairs(0)
+    for s, ref in held[:12]:
+        src = torch.tensor([sv.encode(s)])
+        tokens, score = beam_search(model, src, 32, tv.bos_id, tv.eos_id, beam_size=4)[0]
+        greedy = translate_ids(model, sv, tv, [s])[0]
+        assert tv.decode(tokens) == greedy == ref

@@ -22,6 +22,7 @@ from .decoder import check_decoder_layer
 from .decoding import check_beam_step, check_greedy_decode
 from .layer_norm import check_layer_norm
 from .lookup import check_soft_lookup
+from .loss import check_label_smoothing_loss
 from .masks import check_padding_mask, check_subsequent_mask
 from .multi_head import check_merge_heads, check_multi_head_attention, check_split_heads
 from .positional import check_positional_encoding
@@ -44,4 +45,5 @@ __all__ = [
     "check_decoder_layer",  # chapter 9
     "check_greedy_decode",  # chapter 10
     "check_beam_step",  # chapter 10
+    "check_label_smoothing_loss",  # chapter 11
 ]

@@ -1,0 +1,123 @@
+"""The checker of the label-smoothed loss exercise: chapter 11, Loss and training a
+translator.
+
+For a target ``y`` (not padding) the smoothed distribution ``q`` puts ``1 - eps`` on ``y``,
+``eps / (V - 2)`` on each of the other ``V - 2`` words (all but ``y`` and padding) and 0 on
+padding. The loss is ``KL(q || p) = sum_c q_c (log q_c - log p_c)`` where ``q_c > 0``,
+averaged over the positions whose target is not padding; padding targets are skipped.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+
+from ..loss import LabelSmoothingLoss
+from ._runner import _Case, _equals, _nonfinite, _randn, _run
+
+_PAD_MASS = ("it looks like you gave some smoothing mass to the padding word: `q` must be "
+             "0 on `pad_id` (padding is never a right answer), and the `eps` is shared by "
+             "the V - 2 other words: `eps / (V - 2)`.")
+_PAD_POSITIONS = ("it looks like positions whose target is padding were not ignored: keep "
+                  "only `target != pad_id` and average over those positions alone. (These "
+                  "are the padding of the *shifted* target `tgt_out`, not of `tgt_in`.)")
+_NORMALISATION = ("it looks like you divided eps by V - 1 while keeping padding at 0: then "
+                  "`q` sums to less than 1. The smoothing is shared by V - 2 words (all but "
+                  "the target and padding): `eps / (V - 2)`.")
+_TORCH_SMOOTHING = ("it looks like you spread eps / V over all V words, as "
+                    "`F.cross_entropy(label_smoothing=eps)` does; this exercise follows the "
+                    "paper's code: 0 on padding, `eps / (V - 2)` elsewhere, `1 - eps` on "
+                    "the target.")
+_CROSS_ENTROPY = ("it looks like you returned the cross-entropy `-sum q log p` rather than "
+                  "the KL divergence: subtract the entropy of `q`, i.e. compute "
+                  "`sum q (log q - log p)`.")
+_SUM = ("it looks like you summed over the positions instead of averaging: divide by the "
+        "number of non-padding targets.")
+_NAN = ("it looks like `0 * log 0` gave NaN: where `q` is 0 (padding, and every word but "
+        "the target when eps = 0) the term must be 0. Compute the terms only where `q > 0`, "
+        "e.g. with `torch.where(q > 0, ..., 0)`.")
+_NO_SHIFT = ("it looks like the targets were compared with the prediction one position "
+             "earlier or later: the prediction at position t is scored against `tgt_out[t]`, "
+             "the word that follows the input `tgt_in[t]`.")
+
+
+def _reference(logp, target, pad_id, eps):
+    return LabelSmoothingLoss(logp.shape[-1], pad_id, eps)(logp, target)
+
+
+def _variant(logp, target, pad_id, eps, *, spread="paper", keep_pad=False, kl=True,
+             mean=True):
+    """The loss, or one of its usual mistakes, depending on the switches."""
+    V = logp.shape[-1]
+    lp, t = logp.reshape(-1, V), target.reshape(-1)  # (N, V), (N,)
+    keep = torch.ones_like(t, dtype=torch.bool) if keep_pad else t != pad_id  # (N,)
+    lp, t = lp[keep], t[keep]
+    share = {"paper": eps / (V - 2), "pad_mass": eps / (V - 1), "v_minus_1": eps / (V - 1),
+             "torch": eps / V}[spread]
+    q = torch.full_like(lp, share)  # (n, V)
+    if spread in ("paper", "v_minus_1"):
+        q[:, pad_id] = 0.0
+    if spread == "torch":
+        q.scatter_(1, t[:, None], 1.0 - eps + share)
+    else:
+        q.scatter_(1, t[:, None], 1.0 - eps)
+    terms = -q * lp
+    if kl:
+        terms = terms + torch.where(q > 0, q * q.clamp_min(1e-300).log(), torch.zeros_like(q))
+    total = terms.sum()
+    return total / max(int(keep.sum()), 1) if mean else total
+
+
+def _shifted(logp, target, pad_id, eps, by):
+    """The loss with the targets moved ``by`` positions along the sequence."""
+    t = target.roll(by, dims=-1)
+    return _reference(logp, t, pad_id, eps)
+
+
+def _loss_mistakes(case: _Case) -> list:
+    logp, target, pad_id, eps = case.inputs.values()
+    args = (logp, target, pad_id, eps)
+    return [
+        (_NAN, _nonfinite),
+        (_PAD_MASS, _equals(lambda: _variant(*args, spread="pad_mass"))),
+        (_NORMALISATION, _equals(lambda: _variant(*args, spread="v_minus_1"))),
+        (_TORCH_SMOOTHING, _equals(lambda: _variant(*args, spread="torch"))),
+        (_PAD_POSITIONS, _equals(lambda: _variant(*args, keep_pad=True))),
+        (_CROSS_ENTROPY, _equals(lambda: _variant(*args, kl=False))),
+        (_SUM, _equals(lambda: _variant(*args, mean=False))),
+        (_NO_SHIFT, _equals(lambda: _shifted(*args, 1))),
+        (_NO_SHIFT, _equals(lambda: _shifted(*args, -1))),
+    ]
+
+
+def _inputs(seed: int, target, V: int, pad_id: int = 0, eps: float = 0.1,
+            dtype=torch.float64) -> dict:
+    target = torch.tensor(target)
+    logits = _randn(seed, *target.shape, V, dtype=dtype, scale=2.0)
+    return {"logp": logits.log_softmax(-1), "target": target, "pad_id": pad_id, "eps": eps}
+
+
+def check_label_smoothing_loss(fn: Callable) -> None:
+    """Check ``fn(logp, target, pad_id, eps)``: the label-smoothed KL loss of
+    log-probabilities ``logp`` ``(..., V)`` against target ids ``(...)``, averaged over the
+    non-padding targets, equal to ``LabelSmoothingLoss(V, pad_id, eps)(logp, target)``."""
+    cases = [
+        _Case("one word, no padding", _inputs(70, [3], 6)),
+        _Case("a batch with padding", _inputs(71, [[4, 5, 2, 0], [3, 2, 0, 0]], 7)),
+        _Case("pad_id=6, eps=0.3", _inputs(72, [[1, 2, 6], [5, 4, 3]], 7, pad_id=6,
+                                           eps=0.3)),
+        _Case("eps=0 (plain cross-entropy)", _inputs(73, [[4, 5, 2, 0]], 7, eps=0.0)),
+        _Case("float32", _inputs(74, [[4, 5, 2, 0], [3, 2, 0, 0]], 7,
+                                 dtype=torch.float32)),
+    ]
+    _run("check_label_smoothing_loss", fn, cases, _reference, _loss_mistakes,
+         error_hint="your function must take `(logp, target, pad_id, eps)` and return one "
+                    "number: the loss averaged over the non-padding targets.",
+         general_hint="build `q` first (check that each row sums to 1 and is 0 on "
+                      "`pad_id`), then sum `q * (log q - logp)` where `q > 0` and divide "
+                      "by the number of non-padding targets.",
+         success="your label-smoothed loss matches the package's on {n} tests, "
+                 "including padding, another pad id, eps = 0 and float32.")
+
+
+

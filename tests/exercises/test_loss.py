@@ -1,0 +1,137 @@
+"""Tests for illustrated.exercises.loss (chapter 11): check_label_smoothing_loss accepts
+correct work in several styles and names the mistake in each planted wrong version."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+from illustrated.exercises import check_label_smoothing_loss
+from illustrated.loss import LabelSmoothingLoss
+
+from .helpers import HINT, assert_fails, assert_one_line
+
+
+def loss_package(logp, target, pad_id, eps):
+    return LabelSmoothingLoss(logp.shape[-1], pad_id, eps)(logp, target)
+
+
+def smoothed_q(logp, target, pad_id, eps, share=None, pad_gets=0.0):
+    V = logp.shape[-1]
+    q = torch.full_like(logp, eps / (V - 2) if share is None else share)  # (..., V)
+    q[..., pad_id] = pad_gets if share is None else share
+    q.scatter_(-1, target[..., None], 1.0 - eps)
+    return q
+
+
+def loss_by_hand(logp, target, pad_id, eps):
+    q = smoothed_q(logp, target, pad_id, eps)
+    terms = torch.where(q > 0, q * (q.clamp_min(1e-30).log() - logp), torch.zeros_like(q))
+    keep = target != pad_id
+    return terms.sum(-1)[keep].mean()
+
+
+def loss_kl_div(logp, target, pad_id, eps):
+    keep = target != pad_id
+    q = smoothed_q(logp[keep], target[keep], pad_id, eps)
+    return F.kl_div(logp[keep], q, reduction="sum") / keep.sum()
+
+
+def loss_ce_minus_entropy(logp, target, pad_id, eps):
+    keep = target != pad_id
+    q = smoothed_q(logp[keep], target[keep], pad_id, eps)
+    entropy = -(q * q.clamp_min(1e-30).log()).sum()
+    return (-(q * logp[keep]).sum() - entropy) / keep.sum()
+
+
+@pytest.mark.parametrize("fn", [loss_package, loss_by_hand, loss_kl_div,
+                                loss_ce_minus_entropy])
+def test_check_label_smoothing_loss_accepts_correct(fn, capsys):
+    assert check_label_smoothing_loss(fn) is None
+    out = assert_one_line(capsys, check_label_smoothing_loss)
+    assert "matches the package's on 5 tests" in out
+
+
+def pad_mass(logp, target, pad_id, eps):
+    V = logp.shape[-1]
+    keep = target != pad_id
+    q = smoothed_q(logp[keep], target[keep], pad_id, eps, share=eps / (V - 1))
+    return (q * (q.log() - logp[keep])).sum() / keep.sum()
+
+
+def v_minus_1(logp, target, pad_id, eps):
+    V = logp.shape[-1]
+    keep = target != pad_id
+    q = smoothed_q(logp[keep], target[keep], pad_id, eps, share=eps / (V - 1))
+    q[:, pad_id] = 0.0
+    q.scatter_(-1, target[keep][:, None], 1.0 - eps)
+    terms = torch.where(q > 0, q * (q.clamp_min(1e-30).log() - logp[keep]), 0.0)
+    return terms.sum() / keep.sum()
+
+
+def pad_positions_kept(logp, target, pad_id, eps):
+    q = smoothed_q(logp, target, pad_id, eps)
+    terms = torch.where(q > 0, q * (q.clamp_min(1e-30).log() - logp), torch.zeros_like(q))
+    return terms.sum(-1).mean()
+
+
+def nan_log(logp, target, pad_id, eps):
+    keep = target != pad_id
+    q = smoothed_q(logp[keep], target[keep], pad_id, eps)
+    return (q * (q.log() - logp[keep])).sum() / keep.sum()  # 0 * log 0 = NaN
+
+
+def torch_smoothing(logp, target, pad_id, eps):
+    return F.cross_entropy(logp.reshape(-1, logp.shape[-1]), target.reshape(-1),
+                           ignore_index=pad_id, label_smoothing=eps) - _entropy_torch(
+        logp.shape[-1], eps)
+
+
+def _entropy_torch(V, eps):
+    q = torch.full((V,), eps / V, dtype=torch.float64)
+    q[0] += 1 - eps
+    return -(q * q.log()).sum()
+
+
+def cross_entropy_only(logp, target, pad_id, eps):
+    keep = target != pad_id
+    q = smoothed_q(logp[keep], target[keep], pad_id, eps)
+    return -(q * logp[keep]).sum() / keep.sum()
+
+
+def summed(logp, target, pad_id, eps):
+    return loss_by_hand(logp, target, pad_id, eps) * (target != pad_id).sum()
+
+
+def not_shifted(logp, target, pad_id, eps):
+    return loss_by_hand(logp, target.roll(1, dims=-1), pad_id, eps)
+
+
+MISTAKES = [
+    (pad_mass, HINT + r"you gave some smoothing mass to the padding word"),
+    (v_minus_1, HINT + r"you divided eps by V - 1 while keeping padding at 0"),
+    (pad_positions_kept, HINT + r"positions whose target is padding were not ignored"),
+    (nan_log, r"NaN or inf.*\nHint: it looks like `0 \* log 0` gave NaN"),
+    (torch_smoothing, HINT + r"you spread eps / V over all V words"),
+    (cross_entropy_only, HINT + r"you returned the cross-entropy"),
+    (summed, HINT + r"you summed over the positions instead of averaging"),
+    (not_shifted, HINT + r"the targets were compared with the prediction one position"),
+    (lambda lp, t, p, e: loss_by_hand(lp, t, p, e) + 0.01, r"\nHint: build `q` first"),
+    (lambda lp, t: loss_by_hand(lp, t, 0, 0.1), r"raised TypeError.*\nHint: your function "
+                                                 r"must take `\(logp, target, pad_id, eps\)`"),
+]
+IDS = ["pad_mass", "v_minus_1", "pad_positions", "nan", "torch_smoothing",
+       "cross_entropy", "sum", "not_shifted", "general", "signature"]
+
+
+@pytest.mark.parametrize("fn, hint", MISTAKES, ids=IDS)
+def test_check_label_smoothing_loss_names_the_mistake(fn, hint):
+    assert_fails(check_label_smoothing_loss, fn, hint)
+
+
+def test_check_label_smoothing_loss_refuses_in_place():
+    def in_place(logp, target, pad_id, eps):
+        logp.mul_(1.0)
+        target[..., 0] = target[..., 0]
+        logp -= 0.0
+        logp[..., 0] = 0.0  # changes the caller's tensor
+        return loss_by_hand(logp, target, pad_id, eps)
+    assert_fails(check_label_smoothing_loss, in_place, r"wrote into its input logp")
