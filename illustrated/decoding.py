@@ -30,12 +30,25 @@ def _check_ids(src, max_len):
         raise ValueError(f"max_len must be an int >= 2 (bos + one token), got {max_len!r}")
 
 
+def _check_token_ids(model, **ids):
+    """Each id must be an int inside the model's target vocabulary (when the model says
+    how large it is)."""
+    config = getattr(model, "config", None)
+    V = getattr(config, "tgt_vocab", None)
+    for name, value in ids.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int token id, got {type(value).__name__}")
+        if V is not None and not 0 <= value < V:
+            raise ValueError(f"{name} must be a target token id in [0, {V}), got {value}")
+
+
 def greedy_decode(model, src, max_len, bos_id, eos_id, src_mask=None, use_cache=True,
                   pad_id=0):
     """Greedy decoding. Args: src ``(B, S)`` ids; src_mask ``(B, 1, S)`` (``None``: built
     from ``pad_id``). Returns ``(B, T)`` LongTensor starting with ``bos_id``, ``T <= max_len``;
     after a row's ``eos_id`` come ``pad_id`` tokens. The model's mode is restored afterwards."""
     _check_ids(src, max_len)
+    _check_token_ids(model, bos_id=bos_id, eos_id=eos_id, pad_id=pad_id)
     was_training = model.training
     model.eval()
     try:
@@ -61,11 +74,13 @@ def beam_search(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,
     """Beam search for one source ``(1, S)``. Returns ``top_beams`` pairs ``(tokens, score)``
     best first: tokens a 1-D LongTensor starting with ``bos_id``; score the sum of the
     tokens' log-probabilities divided by ``((5 + n) / 6) ** length_penalty``. The search
-    stops when ``beam_size`` hypotheses have finished and no live prefix scores above the
-    ``beam_size``-th of them (or at ``max_len``)."""
+    stops when ``beam_size`` hypotheses have finished and no live prefix, even at the most
+    favourable length penalty, could score above the ``beam_size``-th of them (or at
+    ``max_len``)."""
     _check_ids(src, max_len)
     if src.shape[0] != 1:
         raise ValueError(f"beam_search takes one source (1, S), got {tuple(src.shape)}")
+    _check_token_ids(model, bos_id=bos_id, eos_id=eos_id)
     was_training = model.training
     model.eval()
     try:

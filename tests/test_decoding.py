@@ -1,3 +1,6 @@
+import re
+
+import pytest
 import torch
 
 from illustrated.decoding import beam_search, greedy_decode
@@ -102,3 +105,21 @@ def test_beam_does_not_stop_at_k_early_poor_finishes():
         tokens, score = beam_search(model, src, 32, tv.bos_id, tv.eos_id, beam_size=4)[0]
         greedy = translate_ids(model, sv, tv, [s])[0]
         assert tv.decode(tokens) == greedy == ref
+
+
+@pytest.mark.parametrize("kwargs, err, words", [
+    (dict(bos_id=99), ValueError, "bos_id must be a target token id in [0, 16), got 99"),
+    (dict(eos_id=-1), ValueError, "eos_id must be a target token id"),
+    (dict(pad_id=16), ValueError, "pad_id must be a target token id"),
+    (dict(bos_id=1.0), TypeError, "bos_id must be an int token id, got float"),
+])
+def test_greedy_refuses_token_ids_outside_the_vocabulary(kwargs, err, words):
+    from illustrated.model import ModelConfig, Transformer
+    model = Transformer(ModelConfig.tiny())
+    args = dict(bos_id=1, eos_id=2) | kwargs
+    pad = args.pop("pad_id", 0)
+    with pytest.raises(err, match=re.escape(words)):
+        greedy_decode(model, torch.tensor([[3, 4]]), 5, pad_id=pad, **args)
+    if "pad_id" not in kwargs:
+        with pytest.raises(err, match=re.escape(words)):
+            beam_search(model, torch.tensor([[3, 4]]), 5, **args)
