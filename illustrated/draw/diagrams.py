@@ -232,7 +232,10 @@ def _layer(ax, x, y, name, colour, sublayers, n, highlight, side):
     sx, cx = x + (_OUT_W - _SUB_W) / 2, x + _OUT_W / 2
     bottoms = [y + _PAD + i * (_SUB_H + _SUB_GAP) for i in range(len(sublayers))]
     for i, (label, part, face) in enumerate(sublayers):
-        _box(ax, sx, bottoms[i], _SUB_W, _SUB_H, label, face, highlight == part)
+        # Bold (highlighted) text is wider: long labels get a smaller size to stay inside.
+        accent = highlight == part
+        size = 10 if not accent or len(label) <= 21 else 8.5
+        _box(ax, sx, bottoms[i], _SUB_W, _SUB_H, label, face, accent, fontsize=size)
         if i:
             _arrow(ax, (cx, bottoms[i - 1] + _SUB_H), (cx, bottoms[i]))
         if part != "add-norm":  # a residual connection skips this sublayer into Add & Norm
