@@ -5,19 +5,19 @@
 #               every page in headless Chromium
 # and, for people working on the book:
 #   make lab                          JupyterLab from the same .venv
-#   make notebooks [NB=chapters/x.ipynb]  re-execute chapters in place, in a fresh kernel
+#   make notebooks [NB=chapters/x.ipynb]  re-execute chapters and appendix notebooks in place, in a fresh kernel
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-NB     ?= chapters/*.ipynb
+NB     ?= chapters/*.ipynb appendix/*.ipynb
 JOBS   ?= 2
 PIP    := $(PY) -m pip install --quiet --disable-pip-version-check
 
-# nbval: every chapter's committed outputs must come out again (--dist loadscope keeps
+# nbval: every chapter's (and appendix notebook's) committed outputs must come out again (--dist loadscope keeps
 # each notebook in one worker, in order).
 NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q -n $(JOBS) --dist loadscope -p no:randomly \
-	--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters
+	--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters appendix
 # A second CPU path for nbval: torch's portable kernels instead of this CPU's vectorised
 # ones (AVX2/AVX-512), and one thread instead of several (another reduction order). The
 # kernels nbval starts inherit these variables.
