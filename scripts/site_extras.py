@@ -11,7 +11,11 @@
 """
 from __future__ import annotations
 
+import re
+
+from docutils import nodes
 from myst_nb.core.render import NbElementRenderer
+from sphinx import addnodes
 
 WEB_FONT = "fonts/wqy-microhei-web.woff2"
 
@@ -59,6 +63,94 @@ def _launch_buttons_need_a_repository(app, config):
         options["launch_buttons"] = launch
 
 
+# The glossary's convention: "**中文** <the sources' terms>", then "<definition> Introduced
+# in {ref}`...`." The tooltip keeps the definition without the pointer to the section.
+_INTRODUCED = re.compile(r"\s*Introduced in\b.*$", re.S)
+_CHINESE = re.compile(r"^中文\s*")
+# The few LaTeX commands of the glossary's definitions, as plain text for a tooltip.
+_LATEX = [(r"\\(?:operatorname|text|mathrm)\{([^{}]*)\}", r"\1"), (r"\\sqrt\{([^{}]*)\}", r"√\1"),
+          (r"\^\\top", "ᵀ"), (r"\\dots", "…"), (r"\\sum_?\w?", "Σ"), (r"\\log", "log"),
+          (r"\\tau", "τ"), (r"\\varepsilon", "ε"), (r"\\gamma", "γ"), (r"\\beta", "β"),
+          (r"\\[,;!]", " "), (r"[{}]", "")]
+
+
+def plain_math(latex: str) -> str:
+    """A tooltip cannot typeset: the few LaTeX commands of the glossary as plain text."""
+    for pattern, repl in _LATEX:
+        latex = re.sub(pattern, repl, latex)
+    return " ".join(latex.split())
+
+
+def _plain_text(paragraph) -> str:
+    parts = []
+    for node in paragraph.findall(lambda n: isinstance(n, (nodes.Text, nodes.math))):
+        if isinstance(node, nodes.math):
+            parts.append(plain_math(node.astext()))
+        elif not isinstance(node.parent, nodes.math):
+            parts.append(str(node))
+    return " ".join("".join(parts).split())
+
+
+def glossary_titles(doctree) -> dict[str, str]:
+    """Map each glossary term's node id to its tooltip: the definition, then the Chinese
+    (one line: HTML attributes turn newlines into spaces anyway)."""
+    titles = {}
+    items = (item for glossary in doctree.findall(addnodes.glossary)
+             for item in glossary.findall(nodes.definition_list_item))
+    for item in items:
+        ids = [i for term in item.findall(nodes.term) for i in term["ids"]]
+        paragraphs = [_plain_text(p) for p in item.findall(nodes.paragraph)]
+        if not ids or not paragraphs:
+            continue
+        chinese = [p for p in paragraphs if p.startswith("中文")]
+        others = [_INTRODUCED.sub("", p) for p in paragraphs if not p.startswith("中文")]
+        lines = [p for p in others if p]
+        lines += [_CHINESE.sub("中文: ", p) for p in chinese]
+        for node_id in ids:
+            titles[node_id] = " ".join(lines)
+    return titles
+
+
+def add_term_titles(doctree, titles: dict[str, str]) -> int:
+    """Give every resolved {term} link of ``doctree`` its entry as ``reftitle``; the count."""
+    count = 0
+    for ref in doctree.findall(nodes.reference):
+        if not any("std-term" in child.get("classes", []) for child in ref.children
+                   if isinstance(child, nodes.Element)):
+            continue
+        target = ref.get("refid") or ref.get("refuri", "").rpartition("#")[2]
+        if target in titles and "reftitle" not in ref:
+            ref["reftitle"] = titles[target]
+            count += 1
+    return count
+
+
+def _collect_glossary(app, doctree):
+    store = getattr(app.env, "site_extras_glossary", {})
+    store.pop(app.env.docname, None)
+    titles = glossary_titles(doctree)
+    if titles:
+        store[app.env.docname] = titles
+    app.env.site_extras_glossary = store
+
+
+def _purge_glossary(app, env, docname):
+    getattr(env, "site_extras_glossary", {}).pop(docname, None)
+
+
+def _merge_glossary(app, env, docnames, other):
+    store = getattr(env, "site_extras_glossary", {})
+    store.update(getattr(other, "site_extras_glossary", {}))
+    env.site_extras_glossary = store
+
+
+def _term_tooltips(app, doctree, docname):
+    titles = {}
+    for per_doc in getattr(app.env, "site_extras_glossary", {}).values():
+        titles.update(per_doc)
+    add_term_titles(doctree, titles)
+
+
 def setup(app):
     if not getattr(NbElementRenderer.render_image, "keeps_alt", False):
         NbElementRenderer.render_image = _with_alt(NbElementRenderer.render_image)
@@ -66,4 +158,8 @@ def setup(app):
     app.add_css_file("cjk.css")
     app.connect("html-page-context", _preload_font)
     app.connect("html-page-context", _page_fixes)
+    app.connect("doctree-read", _collect_glossary)
+    app.connect("env-purge-doc", _purge_glossary)
+    app.connect("env-merge-info", _merge_glossary)
+    app.connect("doctree-resolved", _term_tooltips)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,81 @@
+"""scripts/site_extras.py: a {term} link's tooltip is its glossary entry."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from docutils import nodes
+from docutils.frontend import get_default_settings
+from docutils.parsers.rst import Parser
+from docutils.utils import new_document
+from sphinx import addnodes
+
+ROOT = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("site_extras", ROOT / "scripts" / "site_extras.py")
+site_extras = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(site_extras)
+
+
+def document():
+    return new_document("test", get_default_settings(Parser))
+
+
+def glossary_page():
+    """The doctree of a glossary as Sphinx builds it: glossary > definition_list > items."""
+    def item(term_id, term, *paragraphs):
+        definition = nodes.definition("", *(nodes.paragraph(text=p) for p in paragraphs))
+        return nodes.definition_list_item("", nodes.term(term, term, ids=[term_id]), definition)
+
+    doc = document()
+    doc += addnodes.glossary("", nodes.definition_list(
+        "",
+        item("term-query", "query", "中文 查询 (004)",
+             "The vector that says what a position\nlooks for. "
+             "Introduced in Making the lookup soft."),
+        item("term-key", "key", "中文 键 (004)", "What a query is matched against.")))
+    # A definition list outside the glossary is not an entry.
+    doc += nodes.definition_list("", item("term-other", "other", "中文 不", "Not a term."))
+    return doc
+
+
+def term_link(target, text, refid=False):
+    inline = nodes.inline(text, text, classes=["xref", "std", "std-term"])
+    ref = nodes.reference("", "", inline, internal=True)
+    if refid:
+        ref["refid"] = target
+    else:
+        ref["refuri"] = f"../appendix/glossary.html#{target}"
+    return ref
+
+
+def test_glossary_titles_give_the_definition_then_the_chinese():
+    titles = site_extras.glossary_titles(glossary_page())
+    assert titles == {
+        "term-query": "The vector that says what a position looks for. 中文: 查询 (004)",
+        "term-key": "What a query is matched against. 中文: 键 (004)",
+    }
+
+
+def test_term_links_get_their_entry_as_title_and_other_links_do_not():
+    titles = site_extras.glossary_titles(glossary_page())
+    doc = document()
+    para = nodes.paragraph()
+    query, key = term_link("term-query", "queries"), term_link("term-key", "key", refid=True)
+    section_link = nodes.reference("", "", nodes.inline("x", "x", classes=["std", "std-ref"]),
+                                   refuri="../chapters/x.html#term-query")
+    unknown = term_link("term-missing", "missing")
+    para += [query, key, section_link, unknown]
+    doc += para
+    assert site_extras.add_term_titles(doc, titles) == 2
+    assert query["reftitle"] == titles["term-query"]
+    assert key["reftitle"] == titles["term-key"]
+    assert "reftitle" not in section_link and "reftitle" not in unknown
+
+
+def test_math_in_a_tooltip_reads_as_plain_text():
+    latex = r"\operatorname{softmax}(QK^\top/\sqrt{d_k})\,V"
+    assert site_extras.plain_math(latex) == "softmax(QKᵀ/√d_k) V"
+    assert site_extras.plain_math(r"k_1, \dots, k_4") == "k_1, …, k_4"
+    para = nodes.paragraph("", "", nodes.Text("width "), nodes.math("", r"d_{model}/h"),
+                           nodes.Text("."))
+    assert site_extras._plain_text(para) == "width d_model/h."
