@@ -51,6 +51,7 @@ CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
 # The files whose text reaches the website (the API page shows the package's docstrings).
 SITE_SOURCES = ("*.md", "chapters/**/*.md", "chapters/**/*.ipynb", "appendix/**/*.md",
                 "appendix/**/*.ipynb", "glossary/**/*.md", "illustrated/**/*.py", "_toc.yml",
+                "references.bib",
                 "_config.yml")
 
 # The CJK characters the book uses, plus a small glossary for exercises and captions.
