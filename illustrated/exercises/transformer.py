@@ -185,7 +185,7 @@ def _build(c: ModelConfig) -> tuple[_Reference, Transformer]:
                 p.copy_((1.0 if name.endswith("weight") else 0.0) + 0.2 * torch.randn_like(p))
             elif "emb" in name:
                 p.copy_(torch.randn_like(p) / math.sqrt(c.d_model))
-    ours = Transformer(c).double()
+        ours = Transformer(c).double()  # its own random weights are all overwritten below
     ours.src_embed[0].embedding.weight.copy_(ref.src_emb.weight)
     ours.tgt_embed[0].embedding.weight.copy_(ref.tgt_emb.weight)
     ours.encoder.layers = nn.ModuleList(EncoderLayer.from_torch(l)
@@ -560,8 +560,9 @@ def check_transformer(cls, config: ModelConfig | None = None) -> None:
         try:
             _walk(model, pkg, *args, c.norm_first)
         except _Differs as d:
+            hint = _TRAIN_ONLY if training and d.hint == _GENERAL else d.hint
             raise _failure(_NAME, where, f"{problem}. The first part that differs is "
-                           f"{d.part}: {d.problem}.", d.hint) from None
+                           f"{d.part}: {d.problem}.", hint) from None
         hint = next((h for h, v in _model_mistakes(pkg, *args) if _matches(got, v)), None)
         if hint is None:
             hint = _TRAIN_ONLY if training else _WIRING
