@@ -26,7 +26,7 @@ from ..layers import DecoderLayer, EncoderLayer
 from ..masks import padding_mask, subsequent_mask
 from ..model import ModelConfig, Transformer
 from ..positional import sinusoidal_encoding
-from ._runner import _WIDTH, _failure
+from ._runner import _WIDTH, _failure, _fill
 
 _NAME = "check_transformer"
 # float64 throughout. The package keeps its positional table in float32, so a model that
@@ -122,11 +122,11 @@ def _config(config: ModelConfig | None) -> ModelConfig:
         return ModelConfig(src_vocab=11, tgt_vocab=13, N=2, d_model=16, d_ff=32, h=4,
                            dropout=0.0, max_len=32)
     if not isinstance(config, ModelConfig):
-        raise TypeError(f"config must be an illustrated.model.ModelConfig or None, got "
-                        f"{type(config).__name__}")
+        raise TypeError(_fill(f"config must be an illustrated.model.ModelConfig or None, got "
+                        f"{type(config).__name__}"))
     if config.dropout != 0.0:
-        raise ValueError(f"config.dropout must be 0.0 so that train mode can be compared, "
-                         f"got {config.dropout}; use dataclasses.replace(config, dropout=0.0)")
+        raise ValueError(_fill(f"config.dropout must be 0.0 so that train mode can be compared, "
+                         f"got {config.dropout}; use dataclasses.replace(config, dropout=0.0)"))
     return config
 
 
@@ -212,22 +212,22 @@ def _reference_output(ref: _Reference, *args) -> torch.Tensor:
 
 def _instantiate(cls, c: ModelConfig) -> nn.Module:
     if not isinstance(cls, type):
-        raise TypeError(f"{_NAME} expects your class itself, e.g. {_NAME}(MyTransformer), "
-                        f"got {type(cls).__name__}")
+        raise TypeError(_fill(f"{_NAME} expects your class itself, e.g. {_NAME}(MyTransformer), "
+                        f"got {type(cls).__name__}"))
     if not issubclass(cls, nn.Module):
-        raise TypeError(f"{cls.__name__} must be a subclass of torch.nn.Module")
+        raise TypeError(_fill(f"{cls.__name__} must be a subclass of torch.nn.Module"))
     for method in ("forward", "encode", "decode"):
         if not callable(getattr(cls, method, None)):
-            raise TypeError(f"{cls.__name__} has no method `{method}`; " + _INTERFACE)
+            raise TypeError(_fill(f"{cls.__name__} has no method `{method}`; " + _INTERFACE))
     try:
         with torch.random.fork_rng(devices=[]):
             model = cls(c)
     except Exception as exc:
-        raise TypeError(f"{cls.__name__}(config) raised {type(exc).__name__}: {exc}; the "
-                        f"constructor must take one ModelConfig") from exc
+        raise TypeError(_fill(f"{cls.__name__}(config) raised {type(exc).__name__}: {exc}; the "
+                        f"constructor must take one ModelConfig")) from exc
     if not isinstance(model, nn.Module):
-        raise TypeError(f"{cls.__name__}(config) returned {type(model).__name__}, not an "
-                        f"nn.Module")
+        raise TypeError(_fill(f"{cls.__name__}(config) returned {type(model).__name__}, not an "
+                        f"nn.Module"))
     return model.double()
 
 
@@ -238,17 +238,17 @@ def _load(model: nn.Module, state: dict, cls_name: str) -> None:
     missing = [k for k in state if k not in theirs]
     unexpected = [k for k in theirs if k not in state]
     if missing:
-        raise ValueError(f"{cls_name}'s state_dict has no key {missing[0]!r} (expected "
+        raise ValueError(_fill(f"{cls_name}'s state_dict has no key {missing[0]!r} (expected "
                          f"shape {tuple(state[missing[0]].shape)}; {len(missing)} missing in "
-                         f"all); " + _INTERFACE)
+                         f"all); " + _INTERFACE))
     if unexpected:
-        raise ValueError(f"{cls_name}'s state_dict has an unexpected key {unexpected[0]!r} "
+        raise ValueError(_fill(f"{cls_name}'s state_dict has an unexpected key {unexpected[0]!r} "
                          f"of shape {tuple(theirs[unexpected[0]].shape)} ({len(unexpected)} "
-                         f"unexpected in all); " + _INTERFACE)
+                         f"unexpected in all); " + _INTERFACE))
     for k, v in state.items():
         if theirs[k].shape != v.shape:
-            raise ValueError(f"{cls_name}'s state_dict key {k!r} has shape "
-                             f"{tuple(theirs[k].shape)}, expected {tuple(v.shape)}")
+            raise ValueError(_fill(f"{cls_name}'s state_dict key {k!r} has shape "
+                             f"{tuple(theirs[k].shape)}, expected {tuple(v.shape)}"))
     model.load_state_dict(state)
 
 

@@ -194,10 +194,28 @@ def test_check_transformer_names_post_norm_in_a_pre_norm_model():
 # ---------------------------------------------------------------- the interface
 
 
+class raises:
+    """Like pytest.raises(kind, match=pattern), on the message with its wrapping undone;
+    and no line of it longer than the book's output boxes."""
+
+    def __init__(self, kind, match, width=68):
+        self.kind, self.match, self.width = kind, match, width
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        assert kind is not None and issubclass(kind, self.kind), f"no {self.kind.__name__}"
+        message = str(value)
+        assert all(len(line) <= self.width for line in message.splitlines()), message
+        assert re.search(self.match, " ".join(message.split())), message
+        return True
+
+
 def test_check_transformer_refuses_what_is_not_a_class():
-    with pytest.raises(TypeError, match="expects your class itself"):
+    with raises(TypeError, "expects your class itself"):
         check_transformer(Transformer(ModelConfig.tiny()))
-    with pytest.raises(TypeError, match="must be a subclass of torch.nn.Module"):
+    with raises(TypeError, "must be a subclass of torch.nn.Module"):
         check_transformer(int)
 
 
@@ -209,7 +227,7 @@ def test_check_transformer_names_a_missing_method():
         def forward(self, src, tgt, src_mask=None, tgt_mask=None):
             return src
 
-    with pytest.raises(TypeError, match="has no method `encode`"):
+    with raises(TypeError, "has no method `encode`"):
         check_transformer(NoEncode)
 
 
@@ -218,7 +236,7 @@ def test_check_transformer_names_a_constructor_that_fails():
         def __init__(self, config, vocab):
             super().__init__(config)
 
-    with pytest.raises(TypeError, match=r"TwoArgs\(config\) raised TypeError"):
+    with raises(TypeError, r"TwoArgs\(config\) raised TypeError", width=200):  # a long name
         check_transformer(TwoArgs)
 
 
@@ -228,7 +246,7 @@ def test_check_transformer_names_a_missing_key_and_its_shape():
             super().__init__(config)
             del self.generator
 
-    with pytest.raises(ValueError, match=r"no key 'generator.proj.weight' \(expected shape "
+    with raises(ValueError, r"no key 'generator.proj.weight' \(expected shape "
                                          r"\(13, 16\)"):
         check_transformer(NoGenerator)
 
@@ -239,7 +257,7 @@ def test_check_transformer_names_an_unexpected_key():
             super().__init__(config)
             self.encoder.norm = nn.LayerNorm(config.d_model)
 
-    with pytest.raises(ValueError, match=r"unexpected key 'encoder.norm.weight' of shape "
+    with raises(ValueError, r"unexpected key 'encoder.norm.weight' of shape "
                                          r"\(16,\)"):
         check_transformer(Extra)
 
@@ -249,15 +267,15 @@ def test_check_transformer_names_a_key_of_the_wrong_shape():
         def __init__(self, config):
             super().__init__(dataclasses.replace(config, d_ff=2 * config.d_ff))
 
-    with pytest.raises(ValueError, match=r"key 'encoder.layers.0.feed_forward.linear1.weight' "
+    with raises(ValueError, r"key 'encoder.layers.0.feed_forward.linear1.weight' "
                                          r"has shape \(64, 16\), expected \(32, 16\)"):
         check_transformer(Wide)
 
 
 def test_check_transformer_refuses_a_bad_config():
-    with pytest.raises(ValueError, match="config.dropout must be 0.0"):
+    with raises(ValueError, "config.dropout must be 0.0"):
         check_transformer(Transformer, ModelConfig.tiny(dropout=0.1))
-    with pytest.raises(TypeError, match="config must be an illustrated.model.ModelConfig"):
+    with raises(TypeError, "config must be an illustrated.model.ModelConfig"):
         check_transformer(Transformer, {"d_model": 16})
 
 
