@@ -191,6 +191,28 @@ def test_check_transformer_names_post_norm_in_a_pre_norm_model():
                      unwrap(str(info.value)))
 
 
+class GeluFeedForward(nn.Module):
+    def __init__(self, ffn):
+        super().__init__()
+        self.linear1, self.linear2 = ffn.linear1, ffn.linear2
+
+    def forward(self, x):
+        return self.linear2(F.gelu(self.linear1(x)))
+
+
+def decoder_gelu(model):
+    for layer in model.decoder.layers:
+        layer.feed_forward = GeluFeedForward(layer.feed_forward)
+
+
+def test_check_transformer_looks_inside_a_decoder_layer():
+    """No whole-layer mistake fits: the checker compares the layer's three modules and
+    names the one that differs."""
+    assert_fails(check_transformer, planted(decoder_gelu),
+                 r"The first part that differs is decoder layer 0's `feed_forward`.*"
+                 r"\nHint: compare this part, line by line")
+
+
 # ---------------------------------------------------------------- the interface
 
 
