@@ -110,6 +110,10 @@ _WIRING = ("every part matches on the reference's inputs, so the difference is i
 _TRAIN_ONLY = ("it matches in eval mode but not in train mode: something depends on "
                "`self.training`, e.g. a dropout whose probability does not come from "
                "`config.dropout`, or a mask applied only in one mode.")
+_DTYPE = ("the checker runs your model in float64 (`model.double()`): a tensor created "
+          "inside it (`torch.zeros(...)`, `torch.tensor(...)`) must take the input's dtype, "
+          "`dtype=x.dtype`, or be registered with `self.register_buffer` so that "
+          "`.double()` converts it.")
 _GENERAL = ("compare this part, line by line, with the package's version in "
             "`illustrated/layers.py` and `illustrated/model.py`.")
 
@@ -378,6 +382,13 @@ def _how(got, want) -> str:
     return f"largest difference {(got.to(want.dtype) - want).abs().max().item():.3g}"
 
 
+def _raised_hint(exc: Exception) -> str:
+    """A dtype clash means a tensor made inside the model; anything else, the interface."""
+    if any(word in str(exc) for word in ("dtype", "Double", "Float", "double", "float")):
+        return _DTYPE
+    return _INTERFACE
+
+
 class _Differs(Exception):
     def __init__(self, part: str, problem: str, hint: str):
         super().__init__(part)
@@ -392,7 +403,7 @@ def _compare(part: str, call, want, mistakes) -> None:
             got = call()
     except Exception as exc:
         raise _Differs(part, f"calling it raised {type(exc).__name__}: {exc}",
-                       _INTERFACE) from exc
+                       _raised_hint(exc)) from exc
     if _close(got, want):
         return
     hint = next((h for h, v in mistakes if _matches(got, v)), _GENERAL)
@@ -558,7 +569,7 @@ def _check(cls, c: ModelConfig) -> None:
                 got_decoded = model.decode(memory, src_mask, tgt, tgt_mask)
         except Exception as exc:
             raise _failure(_NAME, where, f"your model raised {type(exc).__name__}: {exc}",
-                           _INTERFACE) from exc
+                           _raised_hint(exc)) from exc
         results = [("forward", got, want), ("encode", got_memory, memory),
                    ("decode", got_decoded, decoded)]
         bad = [(n, g, w) for n, g, w in results if not _close(g, w)]
@@ -572,6 +583,9 @@ def _check(cls, c: ModelConfig) -> None:
             hint = _TRAIN_ONLY if training and d.hint == _GENERAL else d.hint
             raise _failure(_NAME, where, f"{problem}. The first part that differs is "
                            f"{d.part}: {d.problem}.", hint) from None
+        except Exception as exc:  # the parts are not where the interface says
+            raise _failure(_NAME, where, f"{problem}, and its parts could not be compared "
+                           f"one by one ({type(exc).__name__}: {exc}).", _INTERFACE) from exc
         hint = next((h for h, v in _model_mistakes(pkg, *args) if _matches(got, v)), None)
         if hint is None:
             hint = _TRAIN_ONLY if training else _WIRING

@@ -308,3 +308,39 @@ def test_check_transformer_explains_a_model_that_raises():
 
     assert_fails(check_transformer, Raises, r"your model raised RuntimeError: boom.*"
                  r"\nHint: see the interface")
+
+
+def test_check_transformer_explains_a_float32_tensor_made_inside():
+    class Float32Inside(Transformer):
+        def forward(self, src, tgt, src_mask=None, tgt_mask=None):
+            out = super().forward(src, tgt, src_mask, tgt_mask)
+            return out @ torch.eye(out.shape[-1])  # float32 eye: a dtype clash
+
+    assert_fails(check_transformer, Float32Inside,
+                 r"your model raised RuntimeError.*\nHint: the checker runs your model in "
+                 r"float64")
+
+
+def test_check_transformer_explains_parts_it_cannot_reach():
+    """Keys that fit, but `encoder.layers` cannot be iterated: the failure says the parts
+    could not be compared one by one, and points to the interface."""
+    class Holder(nn.Module):
+        def __init__(self, layers):
+            super().__init__()
+            for i, layer in enumerate(layers):
+                self.add_module(str(i), layer)
+
+    class Hidden(Transformer):
+        def __init__(self, config):
+            super().__init__(config)
+            self.encoder.layers = Holder(self.encoder.layers)
+            swap_class(SublayerConnection, NoResidual)(self)
+
+        def encode(self, src, src_mask=None):
+            x = self.src_embed(src)
+            for layer in self.encoder.layers.children():
+                x = layer(x, src_mask)
+            return x
+
+    assert_fails(check_transformer, Hidden, r"its parts could not be compared one by one "
+                 r"\(TypeError: .*not iterable\).*\nHint: see the interface")
