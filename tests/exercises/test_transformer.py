@@ -344,3 +344,15 @@ def test_check_transformer_explains_parts_it_cannot_reach():
 
     assert_fails(check_transformer, Hidden, r"its parts could not be compared one by one "
                  r"\(TypeError: .*not iterable\).*\nHint: see the interface")
+
+
+def test_check_transformer_names_no_mistake_for_a_tiny_difference():
+    """An output off by 3e-4 only (no mask in the first test, so ignoring a mask changes
+    nothing there): no planted mistake is named, the general hint is given."""
+    class Nudged(Transformer):
+        def forward(self, src, tgt, src_mask=None, tgt_mask=None):
+            return super().forward(src, tgt, src_mask, tgt_mask) + 3e-4
+
+    assert_fails(check_transformer, Nudged, r"test 'no masks, eval mode'.*every part "
+                 r"matches.*\nHint: every part matches on the reference's inputs, so the "
+                 r"difference is in how")
