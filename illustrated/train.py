@@ -10,9 +10,11 @@ import os
 import random
 import time
 from pathlib import Path
+from typing import Callable
 
 import torch
 import tqdm
+from torch import nn
 
 from .data import FIXED, Vocab, make_batch, split_pairs
 from .decoding import greedy_decode
@@ -43,15 +45,36 @@ def rate(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
     return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
 
-def train(cfg: TrainConfig = TrainConfig(), progress: bool = True):
-    """Train on the toy corpus. Returns ``(model, src_vocab, tgt_vocab, history, held_out)``."""
+def train(cfg: TrainConfig = TrainConfig(), progress: bool = True,
+          model_factory: Callable[[ModelConfig, torch.Generator], nn.Module] | None = None):
+    """Train on the toy corpus. Returns ``(model, src_vocab, tgt_vocab, history, held_out)``.
+
+    Args:
+        cfg: the sizes and the schedule.
+        progress: show a tqdm progress bar.
+        model_factory: builds the model to train, ``model_factory(config, generator)``
+            with a :class:`~illustrated.model.ModelConfig` and the ``torch.Generator``
+            seeded with ``cfg.seed`` for the initial weights. The model must take
+            ``model(src, tgt_in, src_mask, tgt_mask)`` and return log-probabilities
+            ``(B, T, tgt_vocab)``. Default: the package's
+            :class:`~illustrated.model.Transformer` (the capstone trains the reader's
+            own class this way).
+    """
+    if model_factory is None:
+        model_factory = Transformer
+    elif not callable(model_factory):
+        raise TypeError(f"model_factory must be a callable (config, generator) -> "
+                        f"nn.Module, e.g. a class, got {type(model_factory).__name__}")
     train_pairs, held = split_pairs(cfg.seed)
     sv = Vocab.build(s for s, _ in train_pairs + held)
     tv = Vocab.build(t for _, t in train_pairs + held)
     mc = ModelConfig(src_vocab=len(sv), tgt_vocab=len(tv), N=cfg.N, d_model=cfg.d_model,
                      d_ff=cfg.d_ff, h=cfg.h, dropout=cfg.dropout, max_len=64)
     gen = torch.Generator().manual_seed(cfg.seed)
-    model = Transformer(mc, gen)
+    model = model_factory(mc, gen)
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model_factory(config, generator) must return an nn.Module, got "
+                        f"{type(model).__name__}")
     # The sources' own sentences are single pairs among hundreds: repeat them so they stick.
     data = [(sv.encode(s), tv.encode(t)) for s, t in train_pairs + list(FIXED) * 20]
     crit = LabelSmoothingLoss(len(tv), 0, cfg.smoothing)

@@ -1,6 +1,8 @@
 import pytest
 import torch
+from torch import nn
 
+from illustrated.model import Transformer
 from illustrated.train import TrainConfig, load_checkpoint, rate, save_checkpoint, train
 
 TINY = TrainConfig(steps=20, batch_size=16, d_model=16, N=1, h=2, d_ff=32)
@@ -34,3 +36,29 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
     torch.save(blob, path)
     with pytest.raises(ValueError, match="do not fit"):
         load_checkpoint(path)
+
+
+class Counted(Transformer):
+    """The package's model under another name, counting its construction."""
+    built = []
+
+    def __init__(self, config, generator=None):
+        super().__init__(config, generator)
+        Counted.built.append(config)
+
+
+def test_train_trains_the_class_model_factory_builds():
+    short = TrainConfig(steps=3, batch_size=4, d_model=16, N=1, h=2, d_ff=32)
+    model, _, tv, hist, _ = train(short, progress=False, model_factory=Counted)
+    assert type(model) is Counted and len(Counted.built) == 1
+    assert Counted.built[0].tgt_vocab == len(tv) and Counted.built[0].d_model == 16
+    _, _, _, default_hist, _ = train(short, progress=False)
+    assert hist == default_hist  # same generator, same weights, same batches
+
+
+def test_train_refuses_a_bad_model_factory():
+    short = TrainConfig(steps=1, batch_size=4, d_model=16, N=1, h=2, d_ff=32)
+    with pytest.raises(TypeError, match="model_factory must be a callable"):
+        train(short, progress=False, model_factory=42)
+    with pytest.raises(TypeError, match="must return an nn.Module, got int"):
+        train(short, progress=False, model_factory=lambda config, generator: 3)

@@ -1,4 +1,4 @@
-"""Auto-checkers for the exercises at the end of chapters 2–11.
+"""Auto-checkers for the exercises at the end of chapters 2–11, and of the capstone.
 
 Call a checker with *your* function in a notebook cell::
 
@@ -28,6 +28,7 @@ from .multi_head import check_merge_heads, check_multi_head_attention, check_spl
 from .positional import check_positional_encoding
 from .self_attention import check_self_attention
 from .softmax import check_softmax
+from .transformer import check_transformer
 
 __all__ = [
     "check_soft_lookup",  # chapter 2
@@ -46,4 +47,5 @@ __all__ = [
     "check_greedy_decode",  # chapter 10
     "check_beam_step",  # chapter 10
     "check_label_smoothing_loss",  # chapter 11
+    "check_transformer",  # the capstone
 ]
