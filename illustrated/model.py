@@ -14,9 +14,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
 
 from ._checks import check_dropout, check_heads, check_positive_int
 from .layers import DecoderCache, DecoderLayer, EncoderLayer, Embeddings
@@ -296,3 +298,32 @@ def make_model(src_vocab: int, tgt_vocab: int, N: int = 6, d_model: int = 512,
 def count_parameters(model: nn.Module, trainable_only: bool = True) -> int:
     """The number of (trainable, by default) parameters of ``model``."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
+
+
+def _flop_counter(fn: Callable, args, kwargs) -> FlopCounterMode:
+    if not callable(fn):
+        raise TypeError(f"fn must be a callable to run under the FLOP counter, got "
+                        f"{type(fn).__name__}")
+    counter, threads = FlopCounterMode(display=False), torch.get_num_threads()
+    torch.set_num_threads(1)  # counts do not depend on speed; tiny products run best on one
+    try:
+        with counter, torch.no_grad():
+            fn(*args, **kwargs)
+    finally:
+        torch.set_num_threads(threads)
+    return counter
+
+
+def count_flops(fn: Callable, *args, **kwargs) -> int:
+    """Floating-point operations of the matrix products (and convolutions) that
+    ``fn(*args, **kwargs)`` runs, as ``torch.utils.flop_counter.FlopCounterMode`` counts
+    them: **2 per multiply-add**. Counts depend on shapes only, so they are the same on
+    every machine. Introduced in chapter 12; chapter 13 uses it throughout."""
+    return _flop_counter(fn, args, kwargs).get_total_flops()
+
+
+def count_flops_by_op(fn: Callable, *args, **kwargs) -> dict[str, int]:
+    """Like :func:`count_flops`, split by operator: e.g. ``{"aten.addmm": ..., "aten.bmm":
+    ...}`` (``addmm`` for linear layers, ``bmm`` for batched per-head products)."""
+    counts = _flop_counter(fn, args, kwargs).get_flop_counts()["Global"]
+    return {str(op): int(n) for op, n in counts.items()}

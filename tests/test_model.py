@@ -11,6 +11,8 @@ from illustrated.model import (
     Encoder,
     ModelConfig,
     Transformer,
+    count_flops,
+    count_flops_by_op,
     count_parameters,
     make_model,
     make_std_masks,
@@ -228,3 +230,29 @@ def test_model_input_errors():
         Transformer(dict(N=2))
     with pytest.raises(ValueError, match=r"src_mask of shape"):
         model(src, tgt, src_mask=padding_mask(src[:, :4]))
+
+
+def test_count_flops_is_two_per_multiply_add():
+    a, b = torch.randn(3, 5), torch.randn(5, 7)
+    assert count_flops(torch.mm, a, b) == 2 * 3 * 5 * 7
+    assert count_flops(lambda: a @ b) == 2 * 3 * 5 * 7
+    linear = nn.Linear(5, 4)
+    assert count_flops(linear, torch.randn(2, 6, 5)) == 2 * 12 * 5 * 4
+
+
+def test_count_flops_by_op_splits_linear_and_batched_products():
+    x, w = torch.randn(2, 4, 8), nn.Linear(8, 8)
+    by_op = count_flops_by_op(lambda: w(x) @ x.transpose(1, 2))
+    assert by_op["aten.addmm"] == 2 * 8 * 8 * 8 and by_op["aten.bmm"] == 2 * 2 * 4 * 8 * 4
+    assert sum(by_op.values()) == count_flops(lambda: w(x) @ x.transpose(1, 2))
+
+
+def test_count_flops_leaves_the_thread_count_alone():
+    threads = torch.get_num_threads()
+    count_flops(torch.mm, torch.randn(2, 2), torch.randn(2, 2))
+    assert torch.get_num_threads() == threads
+
+
+def test_count_flops_refuses_what_it_cannot_run():
+    with pytest.raises(TypeError, match="fn must be a callable.*got int"):
+        count_flops(3)
