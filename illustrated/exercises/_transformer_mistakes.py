@@ -9,6 +9,9 @@ import math
 
 import torch.nn.functional as F
 
+from ._attend import _attend
+from .decoder import _wire
+
 _INTERFACE = ("see the interface in `help(check_transformer)`: `MyTransformer(config)`, "
               "the same `state_dict` keys and shapes as `illustrated.model.Transformer`, "
               "`forward(src, tgt, src_mask, tgt_mask)`, `encode(src, src_mask)`, "
@@ -102,9 +105,9 @@ def _attn(m, q, k, v, mask, *, scale=True, invert=False):
     if scale:
         s = s / math.sqrt(m.d_k)
     if mask is not None:
-        mk = mask.unsqueeze(-3)  # (B, 1, L, S)
-        s = s.masked_fill(mk if invert else ~mk, -1e9)
-    z = s.softmax(-1) @ V  # (B, H, L, Dk)
+        mask = mask.unsqueeze(-3)  # (B, 1, L, S)
+        mask = ~mask if invert else mask
+    z, _ = _attend(s, V, mask, fill=-1e9, after=False)  # (B, H, L, Dk)
     return m.w_o(z.transpose(1, 2).reshape(B, L, m.d_model))  # (B, L, D)
 
 
@@ -126,26 +129,14 @@ def _enc_layer(pl, x, mask, scale=True, invert=False, use_mask=True, flip=False,
     return _sub(pl.sublayer2, x, pl.feed_forward, **kw) if ffn else x  # (B, S, D)
 
 
-def _dec_layer(pl, x, memory, src_mask, tgt_mask, scale=True, invert=False, causal=True,
-               src_masked=True, kv="memory", q="decoder", swap=False, order=(1, 2, 3),
-               flip=False, residual=True, norm=True):
-    if swap:
-        src_mask, tgt_mask = tgt_mask, src_mask
-    kw = dict(flip=flip, residual=residual, norm=norm)
-    a = dict(scale=scale, invert=invert)
-
-    def cross(y):
-        k = memory if kv == "memory" else y
-        return _attn(pl.src_attn, memory if q == "memory" else y, k, k,
-                     src_mask if src_masked and kv == "memory" else None, **a)
-
-    subs = {1: (pl.sublayer1, lambda y: _attn(pl.self_attn, y, y, y,
-                                              tgt_mask if causal else None, **a)),
-            2: (pl.sublayer2, cross), 3: (pl.sublayer3, pl.feed_forward)}
-    for i in order:
-        s, f = subs[i]
-        x = _sub(s, x, f, **kw)  # (B, T, D)
-    return x
+def _dec_layer(pl, x, memory, src_mask, tgt_mask, scale=True, invert=False, flip=False,
+               residual=True, norm=True, **wiring):
+    """Decoder layer ``pl`` wired as check_decoder_layer's ``_wire`` does (``wiring``: its
+    switches), with this module's attention and sub-layer mistakes."""
+    return _wire(pl, x, memory, src_mask, tgt_mask,
+                 attend=lambda m, *args: _attn(m, *args, scale=scale, invert=invert),
+                 connect=lambda s, y, f: _sub(s, y, f, flip=flip, residual=residual,
+                                              norm=norm), **wiring)
 
 
 def _embed_mistakes(embed, ids):
@@ -176,7 +167,7 @@ def _dec_mistakes(pl, x, memory, src_mask, tgt_mask, pre_model):
     return [(_NO_DK, v(scale=False)), (_INVERTED, v(invert=True)),
             (_NO_CAUSAL, v(causal=False)), (_KV_DECODER, v(kv="decoder")),
             (_Q_MEMORY, v(q="memory")), (_DEC_NO_SRC_MASK, v(src_masked=False)),
-            (_SWAPPED_MASKS, v(swap=True)), (_DEC_ORDER, v(order=(2, 1, 3))),
+            (_SWAPPED_MASKS, v(swap_masks=True)), (_DEC_ORDER, v(order=(2, 1, 3))),
             (_flip_hint(pre_model), v(flip=True)),
             (_NO_RESIDUAL, v(residual=False)), (_NO_NORM, v(norm=False)),
             (_NO_FFN, v(order=(1, 2)))]

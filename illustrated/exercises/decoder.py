@@ -50,22 +50,42 @@ def _layer() -> DecoderLayer:
         return _Layer(8, 2, 16, dropout=0.0).double().eval()
 
 
+def _as_the_layer_does(module, *args):
+    return module(*args)
+
+
+def _through_wrapper(wrapper, x, f):
+    return wrapper(x, f)  # residual + layer norm around f
+
+
+def _without_wrapper(wrapper, x, f):
+    return f(x)
+
+
 def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal=True,
-          src_masked=True, order=(1, 2, 3), add_norm=True, swap_masks=False):
-    """The decoder layer, or one of its usual mistakes, depending on the switches."""
+          src_masked=True, order=(1, 2, 3), add_norm=True, swap_masks=False, attend=None,
+          connect=None):
+    """The decoder layer, or one of its usual mistakes, depending on the switches.
+
+    ``attend(module, query, key, value, mask)`` runs an attention module and
+    ``connect(wrapper, x, f)`` a sub-layer wrapper; by default they call them as the
+    layer does (``check_transformer`` passes versions with mistakes of their own)."""
+    attend = attend or _as_the_layer_does
+    connect = connect or (_through_wrapper if add_norm else _without_wrapper)
     if swap_masks:
         src_mask, tgt_mask = tgt_mask, src_mask
+
     def cross(y):
         kv_in = memory if kv == "memory" else y
-        return layer.src_attn(memory if q == "memory" else y, kv_in, kv_in,
-                              src_mask if src_masked and kv == "memory" else None)
+        return attend(layer.src_attn, memory if q == "memory" else y, kv_in, kv_in,
+                      src_mask if src_masked and kv == "memory" else None)
 
-    subs = {1: (layer.sublayer1, lambda y: layer.self_attn(y, y, y,
-                                                           tgt_mask if causal else None)),
+    subs = {1: (layer.sublayer1, lambda y: attend(layer.self_attn, y, y, y,
+                                                  tgt_mask if causal else None)),
             2: (layer.sublayer2, cross), 3: (layer.sublayer3, layer.feed_forward)}
     for k in order:
         wrapper, f = subs[k]
-        x = wrapper(x, f) if add_norm else f(x)  # (B, T, D)
+        x = connect(wrapper, x, f)  # (B, T, D)
     return x
 
 
