@@ -37,6 +37,11 @@ def _check_stream(x, d_model: int, name: str = "x") -> None:
 class Embeddings(nn.Module):
     """Token ids to vectors, scaled by ``sqrt(d_model)`` as in the paper (section 3.4).
 
+    The table starts as ``N(0, 1/d_model)``, the initialisation of the paper's reference
+    code (whose table is shared with the output layer): a row then has length about 1,
+    and about ``sqrt(d_model)`` after the scaling, the same order as a row of the
+    positional encoding (``sqrt(d_model / 2)``). Chapter 7 measures this.
+
     Args:
         vocab: vocabulary size ``V``.
         d_model: width ``D`` of each vector.
@@ -48,6 +53,7 @@ class Embeddings(nn.Module):
         check_positive_int(d_model, "d_model")
         self.vocab, self.d_model = vocab, d_model
         self.embedding = nn.Embedding(vocab, d_model)
+        nn.init.normal_(self.embedding.weight, mean=0.0, std=d_model ** -0.5)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Args: tokens ``(B, L)`` integer ids in ``[0, V)``. Returns: ``(B, L, D)``."""

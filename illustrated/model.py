@@ -213,12 +213,16 @@ class Transformer(nn.Module):
 
     @torch.no_grad()
     def _init_parameters(self, generator: torch.Generator | None) -> None:
-        # Xavier/Glorot uniform on every weight matrix, as the Annotated Transformer does:
-        # U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) keeps the variance of activations
-        # roughly constant from layer to layer. Biases start at 0 and LayerNorms at the
-        # identity, so the generator alone decides the initial model.
+        # Xavier/Glorot uniform on every weight matrix of a linear layer, as the Annotated
+        # Transformer does: U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) keeps the
+        # variance of activations roughly constant from layer to layer. The embedding
+        # tables get N(0, 1/d_model) instead (see Embeddings: after the sqrt(d_model)
+        # scaling their rows match the positional encoding's). Biases start at 0 and
+        # LayerNorms at the identity, so the generator alone decides the initial model.
         for name, p in self.named_parameters():
-            if p.dim() > 1:
+            if name.endswith("embedding.weight"):
+                p.normal_(0.0, self.config.d_model ** -0.5, generator=generator)
+            elif p.dim() > 1:
                 fan_out, fan_in = p.shape
                 a = math.sqrt(6.0 / (fan_in + fan_out))
                 p.uniform_(-a, a, generator=generator)

@@ -41,6 +41,13 @@ def test_embeddings_scale_by_sqrt_d_model():
     torch.testing.assert_close(out, emb.embedding.weight[tokens] * math.sqrt(D))
 
 
+def test_embedding_table_starts_with_rows_of_length_about_one():
+    torch.manual_seed(0)
+    emb = Embeddings(2000, 256)
+    assert abs(emb.embedding.weight.std().item() - 256 ** -0.5) < 0.02 * 256 ** -0.5
+    assert abs(emb.embedding.weight.norm(dim=-1).mean().item() - 1.0) < 0.05
+
+
 def test_embeddings_refuse_bad_tokens():
     emb = Embeddings(10, D)
     with pytest.raises(TypeError, match=r"tokens must hold integer ids, got dtype torch.float32"):

@@ -1,3 +1,4 @@
+import math
 """Tests for illustrated.model (chapters 1 and 9)."""
 import dataclasses
 
@@ -136,6 +137,8 @@ def test_same_seed_same_model_without_touching_the_global_seed():
 def test_initialisation_is_xavier_uniform_with_zero_biases():
     model = tiny_model()
     for name, p in model.named_parameters():
+        if name.endswith("embedding.weight"):  # N(0, 1/d_model), see the next test
+            continue
         if p.dim() == 2:
             bound = (6.0 / sum(p.shape)) ** 0.5
             assert p.abs().max() <= bound and p.abs().max() > 0.9 * bound, name
@@ -143,6 +146,20 @@ def test_initialisation_is_xavier_uniform_with_zero_biases():
             assert torch.equal(p, torch.zeros_like(p)), name
         else:  # LayerNorm gains
             assert torch.equal(p, torch.ones_like(p)), name
+
+
+def test_scaled_embedding_rows_match_positional_rows():
+    # Chapter 7's argument: embedding rows of length ~1, times sqrt(d_model), against
+    # positional rows of length sqrt(d_model / 2); Xavier on a (37000, 512) table would
+    # give scaled rows of length ~3.7 instead of ~22.6.
+    D = 512
+    model = Transformer(ModelConfig(src_vocab=4000, tgt_vocab=4000, d_model=D, N=1),
+                        generator=torch.Generator().manual_seed(0))
+    for embed in (model.src_embed[0], model.tgt_embed[0]):
+        rows = (embed.embedding.weight * math.sqrt(D)).norm(dim=-1)  # (V,)
+        assert abs(rows.mean().item() - math.sqrt(D)) < 0.05 * math.sqrt(D)
+    pe_rows = model.src_embed[1].pe[0, :100].norm(dim=-1)  # (100,)
+    torch.testing.assert_close(pe_rows, torch.full_like(pe_rows, math.sqrt(D / 2)))
 
 
 def expected_parameter_count(c: ModelConfig) -> int:
