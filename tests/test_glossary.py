@@ -232,6 +232,36 @@ def attributions(paragraph: str) -> list[tuple[str, frozenset[str]]]:
     return found
 
 
+def _context(paragraph: str, form: str) -> str:
+    """The parenthesis right after ``form`` in ``paragraph`` (its quoted context, as in
+    "键 (004, in its 键值对字典)"), or "" if none follows it."""
+    m = re.search(f"(?<!{CJK.pattern[:-1]}){re.escape(form)}" + r"[”\"]?\s*\(", paragraph)
+    return paragraph[m.end():_close(paragraph, m.end() - 1)] if m else ""
+
+
+def embedded_forms(text: str) -> set[tuple[str, str, tuple[str, ...]]]:
+    """``{(form, source, longer)}``: a form the glossary attributes to a source next to
+    longer forms of the same entry that contain it ("点乘积" contains "点乘"). The source
+    must then use the form on its own, outside those longer forms, unless a longer form is
+    quoted in the form's own parenthesis as its context."""
+    found = set()
+    for paragraph in chinese_paragraphs(text).values():
+        pairs = attributions(paragraph)
+        forms = {f for f, _ in pairs}
+        for form, sources in pairs:
+            context = _context(paragraph, form)
+            longer = tuple(sorted(g for g in forms if form in g and g != form and g not in context))
+            found |= {(form, source, longer) for source in sources if longer}
+    return found
+
+
+def outside(form: str, text: str, longer: tuple[str, ...]) -> bool:
+    """Does ``form`` occur in ``text`` other than inside one of the ``longer`` forms?"""
+    for g in sorted(longer, key=len, reverse=True):
+        text = text.replace(g, "\0")
+    return form in text
+
+
 def glossary_attributions(text: str) -> set[tuple[str, str]]:
     """``{(form, source)}`` over the whole glossary, ``source`` being ``"none"`` for a
     form attributed to no source."""
@@ -288,11 +318,26 @@ def test_every_chinese_form_is_attested_for_its_sources(claimed):
     assert not bad, f"excerpts that do not contain their form: {bad}"
 
 
+def test_a_form_listed_with_longer_ones_is_attested_on_its_own():
+    attested = read_attested()
+    inside = sorted((form, source, longer) for form, source, longer in
+                    embedded_forms(GLOSSARY.read_text(encoding="utf-8"))
+                    if not outside(form, attested.get((form, source), ""), longer))
+    assert not inside, (
+        "the glossary lists these forms next to longer ones that contain them, but the "
+        f"excerpt shows them only inside the longer ones (form, source, longer): {inside}")
+
+
 @pytest.mark.skipif(not SEEDS.is_dir(), reason=f"source documents not found at {SEEDS}")
 def test_every_excerpt_occurs_in_its_source():
-    absent, present = not_in_sources(read_attested(), seed_texts())
+    texts = seed_texts()
+    absent, present = not_in_sources(read_attested(), texts)
     assert not absent, f"excerpts not found verbatim in their source: {absent}"
     assert not present, f"forms the glossary attributes to no source, found in one: {present}"
+    inside = sorted((form, source) for form, source, longer in
+                    embedded_forms(GLOSSARY.read_text(encoding="utf-8"))
+                    if not outside(form, texts[source], longer))
+    assert not inside, f"forms their source uses only inside a longer form: {inside}"
 
 
 def test_the_attribution_checks_can_fail():
@@ -309,3 +354,8 @@ def test_the_attribution_checks_can_fail():
         [("点乘积", "002")], [("点积", "001")], [("点积", "001")])
     texts = {"003": "这个得分是 query和key的点乘积得出 来的", "004": "标签平滑"}
     assert not_in_sources(attested, texts) == ([("点积", "001")], [("标签平滑", "004")])
+    glossary = ("```{glossary}\ndot\n  **中文** 点积 (001); 003 also writes 点乘 and 点乘积.\n\n"
+                "key\n  **中文** 键 (004, in its 键值对字典).\n```\n")
+    assert embedded_forms(glossary) == {("点乘", "003", ("点乘积",))}  # 键值对字典 is context
+    assert not outside("点乘", "query和key的点乘积得出", ("点乘积",))
+    assert outside("点乘", "点乘与点乘积", ("点乘积",))
