@@ -32,7 +32,8 @@ BLOCK = re.compile(r"^```\{glossary\}[^\n]*\n(.*?)^```$", re.S | re.M)
 TERM_ROLE = re.compile(r"\{term\}`([^`]+)`")
 REF_ROLE = re.compile(r"\{ref\}`(?:[^`<]*<)?([^`>]+)>?`")
 LABEL = re.compile(r"^\(([\w-]+)\)=\s*$", re.M)
-CJK = re.compile(r"[\u3400-\u9fff\uff01-\uff5e]+")  # Han characters and full-width forms (－)
+CJK_CHAR = r"[\u3400-\u9fff\uff01-\uff5e]"  # a Han character or a full-width form (－)
+CJK = re.compile(CJK_CHAR + "+")
 SOURCE = re.compile(r"\b00[0-4]\b")
 NUMBERS = re.compile(r"\s*((?:00[0-4](?:'s)?(?:\s*,\s*|\s+and\s+|\s+or\s+)?)+)(?:\W|$)")
 
@@ -235,7 +236,7 @@ def attributions(paragraph: str) -> list[tuple[str, frozenset[str]]]:
 def _context(paragraph: str, form: str) -> str:
     """The parenthesis right after ``form`` in ``paragraph`` (its quoted context, as in
     "键 (004, in its 键值对字典)"), or "" if none follows it."""
-    m = re.search(f"(?<!{CJK.pattern[:-1]}){re.escape(form)}" + r"[”\"]?\s*\(", paragraph)
+    m = re.search(f"(?<!{CJK_CHAR}){re.escape(form)}" + r"[”\"]?\s*\(", paragraph)
     return paragraph[m.end():_close(paragraph, m.end() - 1)] if m else ""
 
 
