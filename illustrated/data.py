@@ -19,13 +19,12 @@ from .masks import padding_mask, subsequent_mask
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SUBJECTS = [("je", "i", 0), ("tu", "you", 1), ("il", "he", 2), ("elle", "she", 2),
             ("nous", "we", 3), ("vous", "you", 4), ("ils", "they", 5)]
-ETRE = (["suis", "es", "est", "est", "sommes", "êtes", "sont"],
-        ["am", "are", "is", "is", "are", "are", "are"])
+ETRE = (["suis", "es", "est", "sommes", "êtes", "sont"],  # être, by person
+        ["am", "are", "is", "are", "are", "are"])
 VERBS = {  # French forms by person; English (base, third person)
     "voir": (["vois", "vois", "voit", "voyons", "voyez", "voient"], ("see", "sees")),
     "aimer": (["aime", "aimes", "aime", "aimons", "aimez", "aiment"], ("like", "likes")),
 }
-PERSON = [0, 1, 2, 2, 3, 4, 5]
 NOUNS = [("chat", "cat", "m"), ("chien", "dog", "m"), ("livre", "book", "m"),
          ("voiture", "car", "f"), ("maison", "house", "f"), ("pomme", "apple", "f")]
 ADJS = [("noir", "noire", "black"), ("blanc", "blanche", "white"),
@@ -48,12 +47,14 @@ def _elide(words):
 def all_pairs():
     """Every (french, english) pair of the grammar, in a fixed order."""
     pairs = list(FIXED)
-    for (fs, es, i), p in zip(SUBJECTS, PERSON):
+    for fs, es, p in SUBJECTS:  # p: the person, 0 (je) to 5 (ils); il and elle share 2
         third = p == 2
         for fj, ej in JOBS:
-            pairs.append((f"{fs} {ETRE[0][i]} {fj}", f"{es} {ETRE[1][i]} {_a(ej)} {ej}"))
-            pairs.append((_elide([fs, "ne", ETRE[0][i], "pas", fj]),
-                          f"{es} {ETRE[1][i]} not {_a(ej)} {ej}"))
+            # nous/vous/ils take the plural: nous sommes étudiants -> we are students
+            fj, ej = (fj + "s", ej + "s") if p >= 3 else (fj, f"{_a(ej)} {ej}")
+            pairs.append((f"{fs} {ETRE[0][p]} {fj}", f"{es} {ETRE[1][p]} {ej}"))
+            pairs.append((_elide([fs, "ne", ETRE[0][p], "pas", fj]),
+                          f"{es} {ETRE[1][p]} not {ej}"))
         for forms, (base, s3) in VERBS.values():
             for fn, en, g in NOUNS:
                 for adj in [None] + ADJS:
