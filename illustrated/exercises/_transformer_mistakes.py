@@ -10,7 +10,7 @@ import math
 import torch.nn.functional as F
 
 from ._attend import _attend
-from .decoder import _wire
+from .decoder import _sub, _wire
 
 _INTERFACE = ("see the interface in `help(check_transformer)`: `MyTransformer(config)`, "
               "the same `state_dict` keys and shapes as `illustrated.model.Transformer`, "
@@ -109,15 +109,6 @@ def _attn(m, q, k, v, mask, *, scale=True, invert=False):
         mask = ~mask if invert else mask
     z, _ = _attend(s, V, mask, fill=-1e9, after=False)  # (B, H, L, Dk)
     return m.w_o(z.transpose(1, 2).reshape(B, L, m.d_model))  # (B, L, D)
-
-
-def _sub(s, x, f, flip=False, residual=True, norm=True):
-    """One sub-layer connection as ``s`` computes it, or one of its usual mistakes:
-    ``flip`` swaps post-norm and pre-norm."""
-    n = s.norm if norm else (lambda y: y)
-    if s.norm_first != flip:  # pre-norm
-        return x + f(n(x)) if residual else f(n(x))
-    return n(x + f(x) if residual else f(x))
 
 
 def _enc_layer(pl, x, mask, scale=True, invert=False, use_mask=True, flip=False,
