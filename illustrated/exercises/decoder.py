@@ -91,7 +91,7 @@ def _sub(s, x, f, flip=False, residual=True, norm=True):
 
 def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal=True,
           src_masked=True, order=(1, 2, 3), add_norm=True, swap_masks=False, attend=None,
-          connect=None, second_reads="stream"):
+          connect=None, second_reads="stream", feed_forward=None):
     """The decoder layer, or one of its usual mistakes, depending on the switches.
 
     ``second_reads``: what the second sub-layer reads of the layer's input ``x`` instead
@@ -99,7 +99,8 @@ def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal
 
     ``attend(module, query, key, value, mask)`` runs an attention module and
     ``connect(wrapper, x, f)`` a sub-layer wrapper; by default they call them as the
-    layer does (``check_transformer`` passes versions with mistakes of their own)."""
+    layer does, and ``feed_forward`` stands for ``layer.feed_forward`` (``check_transformer``
+    passes versions with mistakes of their own)."""
     attend = attend or _as_the_layer_does
     connect = connect or (_through_wrapper if add_norm else _without_wrapper)
     if swap_masks:
@@ -115,7 +116,7 @@ def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal
 
     subs = {1: (layer.sublayer1, lambda y: attend(layer.self_attn, y, y, y,
                                                   tgt_mask if causal else None)),
-            2: (layer.sublayer2, cross), 3: (layer.sublayer3, layer.feed_forward)}
+            2: (layer.sublayer2, cross), 3: (layer.sublayer3, feed_forward or layer.feed_forward)}
     for k in order:
         wrapper, f = subs[k]
         x = connect(wrapper, x0 if k == 2 and second_reads == "input" else x, f)  # (B, T, D)

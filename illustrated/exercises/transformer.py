@@ -26,10 +26,10 @@ from ..masks import padding_mask, subsequent_mask
 from ..model import ModelConfig, Transformer
 from ..positional import sinusoidal_encoding
 from ._runner import _WIDTH, _failure, _fill
-from ._transformer_mistakes import (_DTYPE, _GENERAL, _INTERFACE, _INVERTED, _NO_DK,
-                                    _NO_LOG_SOFTMAX, _SOFTMAX, _TRAIN_ONLY, _WIRING,
-                                    _attn, _dec_mistakes, _embed_mistakes, _enc_mistakes,
-                                    _model_mistakes, _stack_mistakes)
+from ._transformer_mistakes import (_DTYPE, _GENERAL, _INTERFACE, _NO_LOG_SOFTMAX,
+                                    _SOFTMAX, _TRAIN_ONLY, _WIRING, _dec_mistakes,
+                                    _embed_mistakes, _enc_mistakes, _model_mistakes,
+                                    _part_mistakes, _stack_mistakes)
 
 _NAME = "check_transformer"
 # float64 throughout. The package keeps its positional table in float32, so a model that
@@ -250,8 +250,15 @@ def _walk(model, pkg, src, tgt, src_mask, tgt_mask, pre_model) -> None:
                  lambda: model.src_embed(src), x, _embed_mistakes(pkg.src_embed, src))
         for i, (mine, pl) in enumerate(zip(model.encoder.layers, pkg.encoder.layers)):
             y = pl(x, src_mask)  # (B, S, D)
-            _compare(f"encoder layer {i} (`model.encoder.layers[{i}](x, src_mask)`)",
-                     lambda: mine(x, src_mask), y, _enc_mistakes(pl, x, src_mask, pre_model))
+            where = f"encoder layer {i} (`model.encoder.layers[{i}](x, src_mask)`)"
+            try:
+                _compare(where, lambda: mine(x, src_mask), y,
+                         _enc_mistakes(pl, x, src_mask, pre_model))
+            except _Differs as d:
+                if d.hint == _GENERAL:  # no whole-layer mistake fits: look inside
+                    _inside_layer(mine, pl, f"encoder layer {i}",
+                                  [("self_attn", (x, x, x, src_mask)), ("feed_forward", ())])
+                raise
             x = y
         enc_in = pkg.src_embed(src)
         memory = pkg.encoder(enc_in, src_mask)  # (B, S, D)
@@ -269,7 +276,10 @@ def _walk(model, pkg, src, tgt, src_mask, tgt_mask, pre_model) -> None:
                 _compare(where, lambda: mine(x, memory, src_mask, tgt_mask), y, mistakes)
             except _Differs as d:
                 if d.hint == _GENERAL:  # no whole-layer mistake fits: look inside
-                    _inside_decoder_layer(mine, pl, x, memory, src_mask, tgt_mask, i)
+                    _inside_layer(mine, pl, f"decoder layer {i}",
+                                  [("self_attn", (x, x, x, tgt_mask)),
+                                   ("src_attn", (x, memory, memory, src_mask)),
+                                   ("feed_forward", ())])
                 raise
             x = y
         dec_in = pkg.tgt_embed(tgt)
@@ -283,21 +293,19 @@ def _walk(model, pkg, src, tgt, src_mask, tgt_mask, pre_model) -> None:
                                           (_SOFTMAX, lambda: logits.softmax(-1))])
 
 
-def _inside_decoder_layer(mine, pl, x, memory, src_mask, tgt_mask, i) -> None:
-    """Compare the three sub-layers' modules of decoder layer ``i``, when the interface
-    reaches them (``self_attn``, ``src_attn``, ``feed_forward``)."""
-    y = pl.sublayer1.norm(x)
-    for name, args in (("self_attn", (x, x, x, tgt_mask)),
-                       ("src_attn", (x, memory, memory, src_mask)),
-                       ("feed_forward", (y,))):
+def _inside_layer(mine, pl, layer: str, parts: list) -> None:
+    """Compare the modules of one layer (``self_attn``, ``src_attn``, ``feed_forward``),
+    each on the reference's input, when the interface reaches them; the feed-forward
+    network reads the normalised input ``pl.sublayer1.norm(x)``, ``()`` in ``parts``."""
+    x = parts[0][1][0]
+    for name, args in parts:
+        args = args or (pl.sublayer1.norm(x),)
         module = getattr(mine, name, None)
         if module is None:
             return
         want = getattr(pl, name)(*args)
-        extra = [(_NO_DK, lambda: _attn(getattr(pl, name), *args, scale=False)),
-                 (_INVERTED, lambda: _attn(getattr(pl, name), *args, invert=True))
-                 ] if name != "feed_forward" else []
-        _compare(f"decoder layer {i}'s `{name}`", lambda: module(*args), want, extra)
+        _compare(f"{layer}'s `{name}`", lambda: module(*args), want,
+                 _part_mistakes(getattr(pl, name), name, args))
 
 
 def _mode_name(training: bool) -> str:
