@@ -115,16 +115,31 @@ def _coincides(test: Callable, wants: tuple) -> bool:
         _close(v, w, loose=_LOOSE, equal_nan=True) for v, w in zip(vs, wants))
 
 
-def _diagnose(gots: tuple, mistakes: list, wants: tuple = ()) -> str | None:
+def _diagnose(gots: tuple, mistakes: list, wants: tuple = (), cause: str | None = None
+              ) -> str | None:
     """The hint of the first planted mistake whose output equals the learner's, skipping
-    those that equal the reference ``wants`` too (no diagnosis by coincidence)."""
+    those that equal the reference ``wants`` too (no diagnosis by coincidence), and, when
+    the learner's first NaN came from 0/0 (``cause``), those that make their NaN another
+    way (a -inf fill)."""
     for hint, test in mistakes:
         try:
-            if test(gots) and not (wants and _coincides(test, wants)):
+            if (test(gots) and not (wants and _coincides(test, wants))
+                    and not (cause == "0/0" and _nan_cause(test) == "other")):
                 return hint
         except (RuntimeError, IndexError, ValueError):
             continue  # this mistake cannot even produce these shapes
     return None
+
+
+def _nan_cause(test: Callable) -> str | None:
+    """How the planted mistake behind ``test`` makes its first NaN (see _FirstNaN)."""
+    variant = getattr(test, "variant", None)
+    if variant is None:
+        return None
+    watch = _FirstNaN()
+    with watch:
+        variant()
+    return watch.cause
 
 
 _DIVISIONS = {"__truediv__", "__rtruediv__", "__itruediv__", "div", "div_", "true_divide",
@@ -241,8 +256,9 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
 
     ``mistakes(case)`` lists ``(hint, test)`` pairs; the first ``test(outputs)`` that holds
     (and does not hold for the reference too) names the likely mistake, else
-    ``general_hint`` is given. A NaN that first arose from a division 0/0 gets
-    ``zero_by_zero`` (or a general hint about 0/0) before any planted mistake is tried."""
+    ``general_hint`` is given. A NaN that first arose from a division 0/0 is never blamed
+    on a mistake that makes its NaN otherwise (-inf - (-inf)); unnamed, it gets
+    ``zero_by_zero`` (or a general hint about 0/0)."""
     if not callable(fn):
         raise TypeError(
             f"{checker} expects your function itself, e.g. {checker}(my_function), "
@@ -265,10 +281,9 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
         gots = _unpack(got, want, where, checker)
         if all(g.dtype == w.dtype and _close(g, w) for g, w in zip(gots, wants)):
             continue
-        if watch.cause == "0/0" and _nonfinite(gots):
+        hint = _diagnose(gots, mistakes(case), wants, watch.cause)
+        if hint is None and watch.cause == "0/0" and _nonfinite(gots):
             hint = zero_by_zero or _ZERO_BY_ZERO
-        else:
-            hint = _diagnose(gots, mistakes(case), wants)
         if hint is None and [g.dtype for g in gots] != [w.dtype for w in wants]:
             hint = _DTYPE if wants[0].is_floating_point() else _DTYPE_IDS
         problem = _problem(gots, wants)
