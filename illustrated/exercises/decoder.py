@@ -116,7 +116,8 @@ def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal
 
     subs = {1: (layer.sublayer1, lambda y: attend(layer.self_attn, y, y, y,
                                                   tgt_mask if causal else None)),
-            2: (layer.sublayer2, cross), 3: (layer.sublayer3, feed_forward or layer.feed_forward)}
+            2: (layer.sublayer2, cross),
+            3: (layer.sublayer3, feed_forward or layer.feed_forward)}
     for k in order:
         wrapper, f = subs[k]
         x = connect(wrapper, x0 if k == 2 and second_reads == "input" else x, f)  # (B, T, D)

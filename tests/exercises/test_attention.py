@@ -122,7 +122,8 @@ def test_check_attention_accepts_correct(fn, capsys):
                    "every key blocked.\n")
 
 
-FILLS = {"ok": None, "inverted": None, "renormalised": None, "zero": 0.0, "-inf only": -math.inf,
+FILLS = {"ok": None, "inverted": None, "renormalised": None, "zero": 0.0,
+         "-inf only": -math.inf,
          "min only": None, "-1e9 only": -1e9}  # mask="... only": no zeroing after the softmax
 
 

@@ -64,8 +64,8 @@ def full_swap(layer, x, memory, src_mask, tgt_mask):
 
 
 def second_reads_input(layer, x, memory, src_mask, tgt_mask):
-    x1 = layer.sublayer1(x, lambda y: layer.self_attn(y, y, y, tgt_mask))
-    x2 = layer.sublayer2(x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+    x1 = layer.sublayer1(x, lambda y: layer.self_attn(y, y, y, tgt_mask))  # noqa: F841
+    x2 = layer.sublayer2(x, lambda y: layer.src_attn(y, memory, memory, src_mask))  # not x1
     return layer.sublayer3(x2, layer.feed_forward)
 
 

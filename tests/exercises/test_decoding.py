@@ -43,7 +43,8 @@ GREEDY_MISTAKES = [
 
 
 @pytest.mark.parametrize("fn, hint", GREEDY_MISTAKES,
-                         ids=["axis", "grow", "last_only", "rows", "any", "bos", "long", "dtype", "list"])
+                         ids=["axis", "grow", "last_only", "rows", "any", "bos", "long",
+                              "dtype", "list"])
 def test_check_greedy_decode_names_the_mistake(fn, hint):
     assert_fails(check_greedy_decode, fn, hint)
 
@@ -87,8 +88,8 @@ BEAM_MISTAKES = [
 
 
 @pytest.mark.parametrize("fn, hint", BEAM_MISTAKES,
-                         ids=["multiply", "probs", "forget", "per_beam", "swap", "smallest", "by_k",
-                              "token_first"])
+                         ids=["multiply", "probs", "forget", "per_beam", "swap", "smallest",
+                              "by_k", "token_first"])
 def test_check_beam_step_names_the_mistake(fn, hint):
     assert_fails(check_beam_step, fn, hint)
 

@@ -152,7 +152,8 @@ MISTAKES = [
     (lambda lp, t: loss_by_hand(lp, t, 0, 0.1), r"raised TypeError.*\nHint: your function "
                                                  r"must take `\(logp, target, pad_id, eps\)`"),
 ]
-IDS = ["f_cross_entropy", "batchmean_flat", "batchmean", "pad_is_zero", "pad_mass", "v_minus_1", "pad_positions", "nan", "torch_smoothing",
+IDS = ["f_cross_entropy", "batchmean_flat", "batchmean", "pad_is_zero", "pad_mass",
+       "v_minus_1", "pad_positions", "nan", "torch_smoothing",
        "cross_entropy", "sum", "not_shifted", "general", "signature"]
 
 

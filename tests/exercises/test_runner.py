@@ -187,7 +187,8 @@ def test_nan_from_0_by_0_is_recognised_before_minus_inf():
 
     def mistakes(case):
         w = case.inputs["w"]  # -inf - (-inf): the same NaN, made another way
-        return [("it looks like the -inf fill.", _equals(lambda: (w - math.inf) - (w - math.inf)))]
+        return [("it looks like the -inf fill.",
+                 _equals(lambda: (w - math.inf) - (w - math.inf)))]
 
     case = _Case("zero row", {"w": torch.zeros(2, 2, dtype=torch.float64)})
     with pytest.raises(AssertionError) as info:

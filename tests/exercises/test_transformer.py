@@ -172,8 +172,7 @@ class AttnSoftmaxOverQueries(MultiHeadAttention):
 def ffn_without_relu(model):
     for m in model.modules():
         if hasattr(m, "feed_forward"):
-            ff = m.feed_forward
-            m.feed_forward = NoReluFeedForward(ff)
+            m.feed_forward = NoReluFeedForward(m.feed_forward)
 
 
 class NoReluFeedForward(nn.Module):
@@ -234,7 +233,8 @@ MISTAKES = [
                               r"but not in train mode"),
 ]
 IDS = ["split_no_transpose", "merge_no_transpose", "softmax_over_queries", "ffn_no_relu",
-       "sin_then_cos", "no_sqrt_d_model", "no_positions", "no_sqrt_d_k", "inverted_mask", "enc_no_mask",
+       "sin_then_cos", "no_sqrt_d_model", "no_positions", "no_sqrt_d_k", "inverted_mask",
+       "enc_no_mask",
        "no_causal", "kv_from_decoder", "pre_norm", "no_residual", "extra_final_norm",
        "no_log_softmax", "src_mask_not_passed", "train_only"]
 
