@@ -165,10 +165,15 @@ class _FirstNaN(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if self.cause is not None:
+            return func(*args, **kwargs)
+        name = getattr(func, "__name__", "")
+        # looked at before the call: an in-place op (`w /= ...`) overwrites its input
+        clean = not _nan_count(list(args)) and not _nan_count(list(kwargs.values()))
+        zero_by_zero = clean and name in _DIVISIONS and _zero_by_zero(name, args)
         out = func(*args, **kwargs)
-        if self.cause is None and _nan_count(out) > _nan_count(list(args)):
-            name = getattr(func, "__name__", "")
-            self.cause = "0/0" if name in _DIVISIONS and _zero_by_zero(name, args) else "other"
+        if clean and _nan_count(out):
+            self.cause = "0/0" if zero_by_zero else "other"
         return out
 
 

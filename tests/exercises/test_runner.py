@@ -196,6 +196,11 @@ def test_nan_from_0_by_0_is_recognised_before_minus_inf():
              mistakes, error_hint="-", general_hint="-", success="-",
              zero_by_zero="it looks like 0/0.")
     assert str(info.value).endswith("Hint: it looks like 0/0.")
+    with pytest.raises(AssertionError) as info:  # in place, on a copy: 0/0 all the same
+        _run("check_demo", lambda w: w.clone().div_(w.sum(-1, keepdim=True)), [case],
+             reference, mistakes, error_hint="-", general_hint="-", success="-",
+             zero_by_zero="it looks like 0/0.")
+    assert str(info.value).endswith("Hint: it looks like 0/0.")
     with pytest.raises(AssertionError) as info:  # NaN from another cause: the mistake
         _run("check_demo", lambda w: (w - math.inf) - (w - math.inf), [case], reference,
              mistakes, error_hint="-", general_hint="-", success="-",
