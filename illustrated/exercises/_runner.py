@@ -11,7 +11,8 @@ import textwrap
 from typing import Callable, NamedTuple
 
 import torch
-from torch.overrides import TorchFunctionMode
+
+from ._nan import _FirstNaN, _nan_cause
 
 # (rtol, atol): torch.testing.assert_close's for float64, a little looser for float32 so
 # that an equivalent order of operations (einsum, a loop) passes too.
@@ -129,58 +130,6 @@ def _diagnose(gots: tuple, mistakes: list, wants: tuple = (), cause: str | None 
         except (RuntimeError, IndexError, ValueError):
             continue  # this mistake cannot even produce these shapes
     return None
-
-
-def _nan_cause(test: Callable) -> str | None:
-    """How the planted mistake behind ``test`` makes its first NaN (see _FirstNaN)."""
-    variant = getattr(test, "variant", None)
-    if variant is None:
-        return None
-    watch = _FirstNaN()
-    with watch:
-        variant()
-    return watch.cause
-
-
-_DIVISIONS = {"__truediv__", "__rtruediv__", "__itruediv__", "div", "div_", "true_divide",
-              "true_divide_", "divide"}
-
-
-def _nan_count(x) -> int:
-    if isinstance(x, torch.Tensor) and x.is_floating_point():
-        return int(torch.isnan(x).sum())
-    if isinstance(x, (tuple, list)):
-        return sum(_nan_count(y) for y in x)
-    return 0
-
-
-class _FirstNaN(TorchFunctionMode):
-    """Watches the learner's function run and records how its first NaN arose: from a
-    division 0/0 (``"0/0"``, e.g. a fully masked row of weights zeroed, then divided by
-    its sum) or from anything else (``"other"``: -inf - (-inf) in a softmax, 0 * log 0)."""
-
-    def __init__(self):
-        super().__init__()
-        self.cause = None
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if self.cause is not None:
-            return func(*args, **kwargs)
-        name = getattr(func, "__name__", "")
-        # looked at before the call: an in-place op (`w /= ...`) overwrites its input
-        clean = not _nan_count(list(args)) and not _nan_count(list(kwargs.values()))
-        zero_by_zero = clean and name in _DIVISIONS and _zero_by_zero(name, args)
-        out = func(*args, **kwargs)
-        if clean and _nan_count(out):
-            self.cause = "0/0" if zero_by_zero else "other"
-        return out
-
-
-def _zero_by_zero(name: str, args: tuple) -> bool:
-    a, b = (args[1], args[0]) if name == "__rtruediv__" else (args[0], args[1])
-    a, b = (torch.as_tensor(x) for x in (a, b))
-    return bool(((a == 0) & (b == 0)).any())
 
 
 def _failure(checker: str, where: str, problem: str, hint: str) -> AssertionError:
