@@ -12,6 +12,8 @@ from typing import Callable, NamedTuple
 
 import torch
 
+from ._nan import _FirstNaN, _nan_cause
+
 # (rtol, atol): torch.testing.assert_close's for float64, a little looser for float32 so
 # that an equivalent order of operations (einsum, a loop) passes too.
 _TOL = {torch.float64: (1e-7, 1e-7), torch.float32: (1e-5, 1e-5)}
@@ -81,24 +83,49 @@ def _equals(variant: Callable) -> Callable:
             _close(g, w, loose=_LOOSE, equal_nan=True) for g, w in zip(gots, vs)
         )
 
+    test.variant, test.part = variant, None  # for _coincides
     return test
 
 
 def _part_equals(i: int, variant: Callable) -> Callable:
     """A diagnosis on one returned tensor only (0: the output, 1: the weights): does it
     equal ``variant()``, whatever the others hold?"""
-    return lambda gots: len(gots) > i and _close(gots[i], variant(), loose=_LOOSE,
-                                                 equal_nan=True)
+    def test(gots: tuple) -> bool:
+        return len(gots) > i and _close(gots[i], variant(), loose=_LOOSE, equal_nan=True)
+
+    test.variant, test.part = variant, i  # for _coincides
+    return test
 
 
 def _nonfinite(gots: tuple) -> bool:
     return any(not bool(torch.isfinite(g).all()) for g in gots)
 
 
-def _diagnose(gots: tuple, mistakes: list) -> str | None:
+def _coincides(test: Callable, wants: tuple) -> bool:
+    """Whether a planted mistake gives the reference's own output on this case (a
+    temperature of 1 multiplied or divided, a mask that blocks nothing): then it cannot be
+    told from a right answer here, and must not be named."""
+    variant = getattr(test, "variant", None)
+    if variant is None:
+        return False
+    v = variant()
+    vs = v if isinstance(v, tuple) else (v,)
+    if test.part is not None:
+        vs, wants = vs[:1], wants[test.part:test.part + 1]
+    return len(vs) == len(wants) and all(
+        _close(v, w, loose=_LOOSE, equal_nan=True) for v, w in zip(vs, wants))
+
+
+def _diagnose(gots: tuple, mistakes: list, wants: tuple = (), cause: str | None = None
+              ) -> str | None:
+    """The hint of the first planted mistake whose output equals the learner's, skipping
+    those that equal the reference ``wants`` too (no diagnosis by coincidence), and, when
+    the learner's first NaN came from 0/0 (``cause``), those that make their NaN another
+    way (a -inf fill)."""
     for hint, test in mistakes:
         try:
-            if test(gots):
+            if (test(gots) and not (wants and _coincides(test, wants))
+                    and not (cause == "0/0" and _nan_cause(test) == "other")):
                 return hint
         except (RuntimeError, IndexError, ValueError):
             continue  # this mistake cannot even produce these shapes
@@ -165,7 +192,7 @@ def _problem(gots: tuple, wants: tuple) -> str:
         return f"wrong shape: expected {expected}, got {got}"
     for n, g, w in zip(names, gots, wants):
         if g.dtype != w.dtype:
-            source = "" if w.dtype == torch.bool else " (the inputs')"
+            source = " (the inputs')" if w.is_floating_point() else ""
             return f"wrong dtype of the {n}: expected {w.dtype}{source}, got {g.dtype}"
         if not _close(g, w) and w.dtype == torch.bool:
             return f"wrong values: {(g != w).sum().item()} of the {w.numel()} entries differ"
@@ -178,11 +205,14 @@ def _problem(gots: tuple, wants: tuple) -> str:
 
 
 def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable, *,
-         error_hint: str, general_hint: str, success: str) -> None:
+         error_hint: str, general_hint: str, success: str, zero_by_zero: str = "") -> None:
     """Run ``fn`` on every case, raise on the first mismatch, print one line on success.
 
     ``mistakes(case)`` lists ``(hint, test)`` pairs; the first ``test(outputs)`` that holds
-    names the likely mistake, else ``general_hint`` is given."""
+    (and does not hold for the reference too) names the likely mistake, else
+    ``general_hint`` is given. A NaN that first arose from a division 0/0 is never blamed
+    on a mistake that makes its NaN otherwise (-inf - (-inf)); unnamed, it gets
+    ``zero_by_zero`` (or a general hint about 0/0)."""
     if not callable(fn):
         raise TypeError(
             f"{checker} expects your function itself, e.g. {checker}(my_function), "
@@ -194,8 +224,10 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
         where = _describe(case)
         args = [x.clone() if isinstance(x, torch.Tensor) else x  # case.inputs stay pristine
                 for x in case.inputs.values()]
+        watch = _FirstNaN()
         try:
-            got = fn(*args, **case.kwargs)
+            with watch:
+                got = fn(*args, **case.kwargs)
         except Exception as exc:
             raise _failure(checker, where, f"your function raised {type(exc).__name__}: "
                            f"{exc}", error_hint) from exc
@@ -203,9 +235,11 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
         gots = _unpack(got, want, where, checker)
         if all(g.dtype == w.dtype and _close(g, w) for g, w in zip(gots, wants)):
             continue
-        hint = _diagnose(gots, mistakes(case))
+        hint = _diagnose(gots, mistakes(case), wants, watch.cause)
+        if hint is None and watch.cause == "0/0" and _nonfinite(gots):
+            hint = zero_by_zero or _ZERO_BY_ZERO
         if hint is None and [g.dtype for g in gots] != [w.dtype for w in wants]:
-            hint = _DTYPE
+            hint = _DTYPE if wants[0].is_floating_point() else _DTYPE_IDS
         problem = _problem(gots, wants)
         raise _failure(checker, where, f"{problem}.", hint or general_hint)
     line = f"✓ {checker}: {success.format(n=len(cases))}"
@@ -214,6 +248,14 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
 
 _DTYPE = ("keep the inputs' dtype: a tensor you create inside (`torch.tensor(...)`, "
           "`torch.ones(...)`) is float32 unless you pass `dtype=x.dtype`.")
+_DTYPE_IDS = ("token ids are whole numbers: keep them `torch.long` (int64). Create the "
+              "tensor with `dtype=torch.long` (`torch.full((B, 1), bos_id, "
+              "dtype=torch.long)`), and take ids from `argmax`, which returns long; "
+              "`torch.cat` of a float and a long tensor gives float.")
+_ZERO_BY_ZERO = ("it looks like a division 0/0 made NaN: a row of numbers that are all 0 "
+                 "(e.g. weights of a query whose keys are all blocked, set to 0) was divided "
+                 "by its sum, 0. Guard the division, or leave such a row at 0 without "
+                 "dividing it.")
 _IN_PLACE = ("your function changed its input `{x}` in place (with an operation such as "
              "`{x} -= …`, `{x}.exp_()` or `{x}[i] = …`); the caller's tensor is modified. "
              "Compute into a new tensor: `{x} = {x} - …` instead of `{x} -= …`.")

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import math
 
+import torch
 import torch.nn.functional as F
 
-from ._attend import _attend
-from .decoder import _wire
+from ._attend import _OVER_QUERIES, _attend
+from .decoder import _sub, _wire
+from .multi_head import _MERGE_NO_T, _SPLIT_NO_T
 
 _INTERFACE = ("see the interface in `help(check_transformer)`: `MyTransformer(config)`, "
               "the same `state_dict` keys and shapes as `illustrated.model.Transformer`, "
@@ -25,6 +27,13 @@ _SCALE_AFTER = ("it looks like √d_model multiplied the sum of embeddings and p
                 "scale the embeddings first, then add the positions.")
 _DIVIDED_EMB = ("it looks like the embeddings were divided by √d_model; the paper "
                 "multiplies them: `embedding(tokens) * math.sqrt(d_model)`.")
+_SIN_THEN_COS = ("it looks like your positional table puts every sine first and every cosine "
+                 "after them (`torch.cat([sin, cos], dim=-1)`, as source 000 builds it); "
+                 "the paper interleaves them: sines in the even columns `pe[:, 0::2]`, "
+                 "cosines in the odd ones `pe[:, 1::2]`.")
+_NO_RELU = ("it looks like the feed-forward network has no ReLU between its two linear "
+            "layers; without it they collapse into one linear map: "
+            "`linear2(relu(linear1(x)))`.")
 _NO_DK = ("it looks like the attention scores were not divided by √d_k: "
           "`scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)`, with d_k = d_model / h.")
 _INVERTED = ("it looks like the mask was used the other way round: in this package "
@@ -95,48 +104,59 @@ _GENERAL = ("compare this part, line by line, with the package's version in "
             "`illustrated/layers.py` and `illustrated/model.py`.")
 
 
-def _attn(m, q, k, v, mask, *, scale=True, invert=False):
-    """Multi-head attention with ``m``'s weights, optionally without 1/√d_k or with the
-    mask the other way round (blocked entries filled with -1e9, as code written for
-    PyTorch's convention does)."""
-    B, L, _ = q.shape
-    Q, K, V = m._split(m.w_q(q)), m._split(m.w_k(k)), m._split(m.w_v(v))  # (B, H, *, Dk)
+def _attn(m, q, k, v, mask, *, scale=True, invert=False, split_t=True, merge_t=True,
+          dim=-1):
+    """Multi-head attention with ``m``'s weights, or one of its usual mistakes: no 1/√d_k,
+    the mask the other way round (blocked entries filled with -1e9, as code written for
+    PyTorch's convention does), heads split or merged without ``transpose(1, 2)``, the
+    softmax over ``dim=-2``."""
+    B, L, D = q.shape
+    if split_t:
+        split = m._split  # (B, n, D) -> (B, H, n, Dk)
+    else:
+        def split(t):
+            return t.reshape(B, m.h, t.shape[1], m.d_k)  # (B, H, n, Dk), tokens mixed
+    Q, K, V = split(m.w_q(q)), split(m.w_k(k)), split(m.w_v(v))  # (B, H, *, Dk)
     s = Q @ K.transpose(-2, -1)  # (B, H, L, S)
     if scale:
         s = s / math.sqrt(m.d_k)
     if mask is not None:
         mask = mask.unsqueeze(-3)  # (B, 1, L, S)
         mask = ~mask if invert else mask
-    z, _ = _attend(s, V, mask, fill=-1e9, after=False)  # (B, H, L, Dk)
-    return m.w_o(z.transpose(1, 2).reshape(B, L, m.d_model))  # (B, L, D)
+    z, _ = _attend(s, V, mask, fill=-1e9, after=False, dim=dim)  # (B, H, L, Dk)
+    z = z.transpose(1, 2) if merge_t else z  # (B, L, H, Dk)
+    return m.w_o(z.reshape(B, L, D))  # (B, L, D)
 
 
-def _sub(s, x, f, flip=False, residual=True, norm=True):
-    """One sub-layer connection as ``s`` computes it, or one of its usual mistakes:
-    ``flip`` swaps post-norm and pre-norm."""
-    n = s.norm if norm else (lambda y: y)
-    if s.norm_first != flip:  # pre-norm
-        return x + f(n(x)) if residual else f(n(x))
-    return n(x + f(x) if residual else f(x))
+_ATTN = [  # (hint, _attn's switches): a mistake inside multi-head attention
+    (_NO_DK, {"scale": False}), (_INVERTED, {"invert": True}),
+    (_SPLIT_NO_T, {"split_t": False}), (_SPLIT_NO_T, {"split_t": False, "merge_t": False}),
+    (_MERGE_NO_T, {"merge_t": False}), (_OVER_QUERIES, {"dim": -2})]
 
 
-def _enc_layer(pl, x, mask, scale=True, invert=False, use_mask=True, flip=False,
-               residual=True, norm=True, ffn=True):
+def _no_relu(ff):
+    return lambda y: ff.linear2(ff.linear1(y))  # (B, L, D), the ReLU left out
+
+
+def _enc_layer(pl, x, mask, attn=None, use_mask=True, flip=False, residual=True,
+               norm=True, ffn=True, relu=True):
     mask = mask if use_mask else None
     kw = dict(flip=flip, residual=residual, norm=norm)
-    x = _sub(pl.sublayer1, x, lambda y: _attn(pl.self_attn, y, y, y, mask, scale=scale,
-                                               invert=invert), **kw)  # (B, S, D)
-    return _sub(pl.sublayer2, x, pl.feed_forward, **kw) if ffn else x  # (B, S, D)
+    x = _sub(pl.sublayer1, x, lambda y: _attn(pl.self_attn, y, y, y, mask, **(attn or {})),
+             **kw)  # (B, S, D)
+    ff = pl.feed_forward if relu else _no_relu(pl.feed_forward)
+    return _sub(pl.sublayer2, x, ff, **kw) if ffn else x  # (B, S, D)
 
 
-def _dec_layer(pl, x, memory, src_mask, tgt_mask, scale=True, invert=False, flip=False,
-               residual=True, norm=True, **wiring):
+def _dec_layer(pl, x, memory, src_mask, tgt_mask, attn=None, flip=False, residual=True,
+               norm=True, relu=True, **wiring):
     """Decoder layer ``pl`` wired as check_decoder_layer's ``_wire`` does (``wiring``: its
-    switches), with this module's attention and sub-layer mistakes."""
+    switches), with this module's attention, sub-layer and feed-forward mistakes."""
     return _wire(pl, x, memory, src_mask, tgt_mask,
-                 attend=lambda m, *args: _attn(m, *args, scale=scale, invert=invert),
+                 attend=lambda m, *args: _attn(m, *args, **(attn or {})),
                  connect=lambda s, y, f: _sub(s, y, f, flip=flip, residual=residual,
-                                              norm=norm), **wiring)
+                                              norm=norm),
+                 feed_forward=None if relu else _no_relu(pl.feed_forward), **wiring)
 
 
 def _embed_mistakes(embed, ids):
@@ -144,8 +164,10 @@ def _embed_mistakes(embed, ids):
     e = emb.embedding(ids)  # (B, L, D)
     pe = pos.pe[:, :ids.shape[1]].to(e.dtype)  # (1, L, D)
     r = math.sqrt(emb.d_model)
+    sin_then_cos = torch.cat([pe[..., 0::2], pe[..., 1::2]], dim=-1)  # (1, L, D)
     return [(_NO_SCALE_EMB, lambda: e + pe), (_NO_POSITIONS, lambda: e * r),
-            (_SCALE_AFTER, lambda: (e + pe) * r), (_DIVIDED_EMB, lambda: e / r + pe)]
+            (_SCALE_AFTER, lambda: (e + pe) * r), (_DIVIDED_EMB, lambda: e / r + pe),
+            (_SIN_THEN_COS, lambda: e * r + sin_then_cos)]
 
 
 def _flip_hint(pre_model: bool) -> str:
@@ -155,22 +177,30 @@ def _flip_hint(pre_model: bool) -> str:
 def _enc_mistakes(pl, x, mask, pre_model):
     def v(**kw):
         return lambda: _enc_layer(pl, x, mask, **kw)
-    return [(_NO_DK, v(scale=False)), (_INVERTED, v(invert=True)),
-            (_ENC_NO_MASK, v(use_mask=False)), (_flip_hint(pre_model), v(flip=True)),
-            (_NO_RESIDUAL, v(residual=False)), (_NO_NORM, v(norm=False)),
-            (_NO_FFN, v(ffn=False))]
+    return [(h, v(attn=a)) for h, a in _ATTN] + [
+        (_ENC_NO_MASK, v(use_mask=False)), (_flip_hint(pre_model), v(flip=True)),
+        (_NO_RESIDUAL, v(residual=False)), (_NO_NORM, v(norm=False)),
+        (_NO_FFN, v(ffn=False)), (_NO_RELU, v(relu=False))]
 
 
 def _dec_mistakes(pl, x, memory, src_mask, tgt_mask, pre_model):
     def v(**kw):
         return lambda: _dec_layer(pl, x, memory, src_mask, tgt_mask, **kw)
-    return [(_NO_DK, v(scale=False)), (_INVERTED, v(invert=True)),
-            (_NO_CAUSAL, v(causal=False)), (_KV_DECODER, v(kv="decoder")),
-            (_Q_MEMORY, v(q="memory")), (_DEC_NO_SRC_MASK, v(src_masked=False)),
-            (_SWAPPED_MASKS, v(swap_masks=True)), (_DEC_ORDER, v(order=(2, 1, 3))),
-            (_flip_hint(pre_model), v(flip=True)),
-            (_NO_RESIDUAL, v(residual=False)), (_NO_NORM, v(norm=False)),
-            (_NO_FFN, v(order=(1, 2)))]
+    return [(h, v(attn=a)) for h, a in _ATTN] + [
+        (_NO_CAUSAL, v(causal=False)), (_KV_DECODER, v(kv="decoder")),
+        (_Q_MEMORY, v(q="memory")), (_DEC_NO_SRC_MASK, v(src_masked=False)),
+        (_SWAPPED_MASKS, v(swap_masks=True)), (_DEC_ORDER, v(order=(2, 1, 3))),
+        (_flip_hint(pre_model), v(flip=True)),
+        (_NO_RESIDUAL, v(residual=False)), (_NO_NORM, v(norm=False)),
+        (_NO_FFN, v(order=(1, 2))), (_NO_RELU, v(relu=False))]
+
+
+def _part_mistakes(module, name, args):
+    """The planted mistakes of one module inside a layer: its attention, or its
+    feed-forward network, run on ``args``."""
+    if name == "feed_forward":
+        return [(_NO_RELU, lambda: _no_relu(module)(*args))]
+    return [(h, lambda a=a: _attn(module, *args, **a)) for h, a in _ATTN]
 
 
 def _stack_mistakes(out, pre_model):

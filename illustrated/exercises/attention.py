@@ -72,6 +72,10 @@ _NEG_INF = ("it looks like you filled blocked scores with -inf: on a row whose k
             "blocked every score is -inf, and the softmax computes -inf - (-inf) = NaN. Fill "
             "with `torch.finfo(scores.dtype).min` instead, and zero the blocked weights "
             "after the softmax: `weights = weights.masked_fill(~mask, 0.0)`.")
+_RENORMALISED = ("it looks like you zeroed the blocked weights and then divided each row by "
+                 "its sum: on a row whose keys are all blocked that is 0/0 = NaN. The "
+                 "softmax already makes each row sum to 1: after it, only set "
+                 "`weights = weights.masked_fill(~mask, 0.0)`, and divide nothing.")
 _NOT_ZEROED = ("it looks like you did not zero the blocked weights after the softmax, so a "
                "query whose keys are all blocked gets uniform weights over them. A row with "
                "nothing to attend to must read nothing (weights 0, output 0): after the "
@@ -151,4 +155,5 @@ def check_attention(fn: Callable) -> None:
                       "keys, `weights @ v`) and compare each with "
                       "`illustrated.attention.scaled_dot_product_attention`.",
          success="your attention matches the reference on {n} tests, including a padding "
-                 "mask, a causal mask, large scores and a query with every key blocked.")
+                 "mask, a causal mask, large scores and a query with every key blocked.",
+         zero_by_zero=_RENORMALISED)

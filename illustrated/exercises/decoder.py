@@ -35,6 +35,24 @@ _NO_FFN = ("it looks like the feed-forward sub-layer is missing: finish with "
 _NO_ADD_NORM = ("it looks like the sub-layers were chained without their residual "
                 "connection and layer norm: call each through its wrapper, "
                 "`x = layer.sublayer1(x, lambda y: ...)`.")
+_FULL_SWAP = ("it looks like encoder-decoder attention had its roles swapped: queries from "
+              "`memory` and keys and values from the decoder. The decoder asks (queries) "
+              "and the encoder's output answers (keys and values): "
+              "`layer.src_attn(y, memory, memory, src_mask)`.")
+_SKIPPED_FIRST = ("it looks like the second sub-layer read the layer's input `x` instead of "
+                  "the first sub-layer's output, so the self-attention's result was lost. "
+                  "Chain them: each line `x = layer.sublayerK(x, ...)` reads the `x` that "
+                  "the line before wrote.")
+_QUERY_FROM_INPUT = ("it looks like encoder-decoder attention took its queries from the "
+                     "layer's input `x` instead of the sub-layer's argument: inside "
+                     "`layer.sublayer2(x, lambda y: ...)` use `y`, "
+                     "`layer.src_attn(y, memory, memory, src_mask)`.")
+_NORM_NO_RESIDUAL = ("it looks like each sub-layer's output was normalised without the "
+                     "residual connection, `norm(f(x))`: add the input back first, "
+                     "`norm(x + f(x))`, which is what `layer.sublayerK(x, f)` does.")
+_PRE_NORM = ("it looks like you normalised *before* each sub-layer (pre-norm, "
+             "`x + f(norm(x))`); this layer is post-norm, as in the paper: "
+             "`norm(x + f(x))`, which is what `layer.sublayerK(x, f)` computes.")
 
 
 class _Layer(DecoderLayer):
@@ -62,30 +80,47 @@ def _without_wrapper(wrapper, x, f):
     return f(x)
 
 
+def _sub(s, x, f, flip=False, residual=True, norm=True):
+    """One sub-layer connection as ``s`` computes it, or one of its usual mistakes:
+    ``flip`` swaps post-norm and pre-norm, ``residual`` and ``norm`` leave a part out."""
+    n = s.norm if norm else (lambda y: y)
+    if s.norm_first != flip:  # pre-norm
+        return x + f(n(x)) if residual else f(n(x))
+    return n(x + f(x) if residual else f(x))
+
+
 def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal=True,
           src_masked=True, order=(1, 2, 3), add_norm=True, swap_masks=False, attend=None,
-          connect=None):
+          connect=None, second_reads="stream", feed_forward=None):
     """The decoder layer, or one of its usual mistakes, depending on the switches.
+
+    ``second_reads``: what the second sub-layer reads of the layer's input ``x`` instead
+    of the stream: ``"input"`` as its input, ``"query"`` as its queries.
 
     ``attend(module, query, key, value, mask)`` runs an attention module and
     ``connect(wrapper, x, f)`` a sub-layer wrapper; by default they call them as the
-    layer does (``check_transformer`` passes versions with mistakes of their own)."""
+    layer does, and ``feed_forward`` stands for ``layer.feed_forward`` (``check_transformer``
+    passes versions with mistakes of their own)."""
     attend = attend or _as_the_layer_does
     connect = connect or (_through_wrapper if add_norm else _without_wrapper)
     if swap_masks:
         src_mask, tgt_mask = tgt_mask, src_mask
 
+    x0 = x  # the layer's input
+
     def cross(y):
         kv_in = memory if kv == "memory" else y
-        return attend(layer.src_attn, memory if q == "memory" else y, kv_in, kv_in,
+        query = memory if q == "memory" else x0 if second_reads == "query" else y
+        return attend(layer.src_attn, query, kv_in, kv_in,
                       src_mask if src_masked and kv == "memory" else None)
 
     subs = {1: (layer.sublayer1, lambda y: attend(layer.self_attn, y, y, y,
                                                   tgt_mask if causal else None)),
-            2: (layer.sublayer2, cross), 3: (layer.sublayer3, layer.feed_forward)}
+            2: (layer.sublayer2, cross),
+            3: (layer.sublayer3, feed_forward or layer.feed_forward)}
     for k in order:
         wrapper, f = subs[k]
-        x = connect(wrapper, x, f)  # (B, T, D)
+        x = connect(wrapper, x0 if k == 2 and second_reads == "input" else x, f)  # (B, T, D)
     return x
 
 
@@ -104,7 +139,12 @@ def _mistakes(case: _Case) -> list:
             (_NO_CAUSAL, wired(causal=False)), (_NO_SRC_MASK, wired(src_masked=False)),
             (_SWAPPED_MASKS, wired(swap_masks=True)),
             (_ORDER, wired(order=(2, 1, 3))), (_NO_FFN, wired(order=(1, 2))),
-            (_NO_ADD_NORM, wired(add_norm=False))]
+            (_NO_ADD_NORM, wired(add_norm=False)),
+            (_FULL_SWAP, wired(q="memory", kv="decoder")),
+            (_SKIPPED_FIRST, wired(second_reads="input")),
+            (_QUERY_FROM_INPUT, wired(second_reads="query")),
+            (_NORM_NO_RESIDUAL, wired(connect=lambda s, x, f: _sub(s, x, f, residual=False))),
+            (_PRE_NORM, wired(connect=lambda s, x, f: _sub(s, x, f, flip=True)))]
 
 
 def _no_grad(f, *args, **kwargs):

@@ -1,9 +1,10 @@
 """The checkers of the decoding exercises: chapter 10, From vectors to words: decoding.
 
-``check_greedy_decode`` runs the learner's greedy loop against a toy model (a table of
-next-token logits given the last token, one table per batch row), so that every mistake of
-the loop itself (argmax over the wrong axis, a prefix that does not grow, a finished row
-that goes on) shows without a trained translator. ``check_beam_step`` checks one step of
+``check_greedy_decode`` runs the learner's greedy loop against a toy model (one known
+sentence per batch row, predicted word by word as long as the prefix follows it), so that
+every mistake of the loop itself (argmax over the wrong axis, a prefix that does not grow
+or is cut to its last token, a finished row that goes on) shows without a trained
+translator. ``check_beam_step`` checks one step of
 beam search: which ``k`` (beam row, token) pairs survive.
 """
 from __future__ import annotations
@@ -18,36 +19,41 @@ PAD, BOS, EOS = 0, 1, 2
 
 
 class _ToyModel:
-    """Next-token logits ``(B, V)`` for prefixes ``ys`` ``(B, T)``: row ``b`` reads its own
-    table at the prefix's last token (a bigram model), whatever came before."""
+    """Next-token logits ``(B, V)`` for prefixes ``ys`` ``(B, T)``. Row ``b`` knows one
+    sentence: while its prefix is ``<bos>`` followed by the sentence's first ``T - 1``
+    words, the sentence's next word leads by a clear margin. The model reads the whole
+    prefix, as a decoder does: fed only the last token, it is off the sentence and falls
+    back on noise that depends on that token alone."""
 
-    def __init__(self, successors: list[dict], vocab: int, seed: int):
-        B = len(successors)
-        noise = _randn(seed, B, vocab, vocab, scale=0.3)  # (B, V, V)
-        for b, table in enumerate(successors):
-            for last, nxt in table.items():
-                noise[b, last, nxt] += 4.0  # the likely next token, by a clear margin
-        self.table = noise
-        self.batch = B
+    def __init__(self, sentences: list[list[int]], vocab: int, seed: int):
+        self.noise = _randn(seed, len(sentences), vocab, vocab, scale=0.3)  # (B, V, V)
+        self.sentences = sentences
+        self.batch = len(sentences)
 
     def __call__(self, ys: torch.Tensor) -> torch.Tensor:
         if not isinstance(ys, torch.Tensor) or ys.dim() != 2 or ys.shape[0] != self.batch:
             got = tuple(ys.shape) if isinstance(ys, torch.Tensor) else type(ys).__name__
             raise ValueError(f"next_logits expects the prefixes ys as a (B, T) = "
                              f"({self.batch}, T) tensor of token ids, got {got}")
-        return self.table[torch.arange(self.batch), ys[:, -1].long()]  # (B, V)
+        logits = self.noise[torch.arange(self.batch), ys[:, -1].long()].clone()  # (B, V)
+        for b, words in enumerate(self.sentences):
+            prefix, T = ys[b].long().tolist(), ys.shape[1]
+            if T <= len(words) and prefix == [BOS] + words[:T - 1]:
+                logits[b, words[T - 1]] += 4.0  # the sentence's next word
+        return logits
 
     def __repr__(self) -> str:
         return "toy"
 
 
-def _greedy(next_logits, batch_size, bos_id, eos_id, max_len, *, axis=-1, grow=True,
+def _greedy(next_logits, batch_size, bos_id, eos_id, max_len, *, axis=-1, feed="all",
             stop_rows=True, stop_any=False, keep_bos=True, extra=0):
     """The reference greedy loop, and (through its flags) the planted mistakes."""
     ys = torch.full((batch_size, 1), bos_id, dtype=torch.long)  # (B, 1)
     done = torch.zeros(batch_size, dtype=torch.bool)  # (B,)
     while ys.shape[1] < max_len + extra and not bool(done.any() if stop_any else done.all()):
-        logits = next_logits(ys if grow else ys[:, :1])  # (B, V)
+        fed = {"all": ys, "first": ys[:, :1], "last": ys[:, -1:]}[feed]  # (B, T) or (B, 1)
+        logits = next_logits(fed)  # (B, V)
         nxt = logits.argmax(axis)  # (B,)
         if stop_rows:
             nxt = nxt.masked_fill(done, PAD)
@@ -61,6 +67,9 @@ _AXIS = ("it looks like you took the argmax over the wrong axis: `logits` is (B,
 _GROW = ("it looks like the prefix you feed the model never grows: after each step append "
          "the chosen tokens, `ys = torch.cat([ys, nxt[:, None]], dim=1)`, and feed the "
          "whole `ys` next time.")
+_LAST_ONLY = ("it looks like you fed the model only the last token, `ys[:, -1:]`: a "
+              "decoder predicts the next word from the whole prefix (its self-attention "
+              "reads every earlier word), so call `next_logits(ys)` with all of `ys`.")
 _ROWS = ("it looks like a row goes on after its <eos>: keep a `done` flag per row and "
          "write the pad id in finished rows, `nxt = nxt.masked_fill(done, 0)`.")
 _ANY = ("it looks like you stopped as soon as one row finished: stop when every row has "
@@ -73,16 +82,17 @@ _LONG = ("it looks like your output is one token too long: max_len counts <bos>,
 def _greedy_mistakes(case: _Case) -> list:
     args = list(case.inputs.values())
     return [(_AXIS, _equals(lambda: _greedy(*args, axis=0))),
-            (_GROW, _equals(lambda: _greedy(*args, grow=False))),
+            (_GROW, _equals(lambda: _greedy(*args, feed="first"))),
+            (_LAST_ONLY, _equals(lambda: _greedy(*args, feed="last"))),
             (_ROWS, _equals(lambda: _greedy(*args, stop_rows=False))),
             (_ANY, _equals(lambda: _greedy(*args, stop_any=True))),
             (_BOS, _equals(lambda: _greedy(*args, keep_bos=False))),
             (_LONG, _equals(lambda: _greedy(*args, extra=1)))]
 
 
-def _greedy_case(name, successors, vocab, max_len, seed) -> _Case:
-    model = _ToyModel(successors, vocab, seed)
-    return _Case(name, {"next_logits": model, "batch_size": len(successors), "bos_id": BOS,
+def _greedy_case(name, sentences, vocab, max_len, seed) -> _Case:
+    model = _ToyModel(sentences, vocab, seed)
+    return _Case(name, {"next_logits": model, "batch_size": len(sentences), "bos_id": BOS,
                         "eos_id": EOS, "max_len": max_len})
 
 
@@ -94,14 +104,12 @@ def check_greedy_decode(fn: Callable) -> None:
     ``max_len`` long, pad id 0 after a row's ``eos_id``, stopping once every row is done.
     """
     cases = [
-        _greedy_case("five rows, five words", [{1: 3, 3: 4, 4: 2}, {1: 4, 4: 2, 2: 3},
-                                               {1: 3, 3: 3}, {1: 2, 2: 4}, {1: 4, 4: 3, 3: 2}],
-                     5, 6, 10),
-        _greedy_case("rows ending at different steps", [{1: 3, 3: 4, 4: 2, 2: 5},
-                                                        {1: 4, 4: 3, 3: 5, 5: 2, 2: 3},
-                                                        {1: 3, 3: 5, 5: 3}], 6, 7, 11),
-        _greedy_case("every row ends", [{1: 5, 5: 2, 2: 4}, {1: 3, 3: 4, 4: 6, 6: 2}], 7, 10, 12),
-        _greedy_case("one row, no <eos>", [{1: 3, 3: 4, 4: 3}], 5, 5, 13),
+        _greedy_case("five rows, five words", [[3, 4, 2], [4, 2], [3, 3, 3, 3, 3], [2],
+                                               [4, 3, 2]], 5, 6, 10),
+        _greedy_case("rows ending at different steps", [[3, 4, 2], [4, 3, 5, 2],
+                                                        [3, 5, 3, 5, 3, 5]], 6, 7, 11),
+        _greedy_case("every row ends", [[5, 2], [3, 4, 6, 2]], 7, 10, 12),
+        _greedy_case("one row, no <eos>", [[3, 4, 3, 4]], 5, 5, 13),
     ]
     _run("check_greedy_decode", fn, cases, _greedy, _greedy_mistakes,
          error_hint="`next_logits` takes the whole prefix ys (B, T) and returns (B, V); "
@@ -116,7 +124,7 @@ def check_greedy_decode(fn: Callable) -> None:
 
 
 def _beam_step(scores, log_probs, k, *, combine="add", per_beam=False, swap=False,
-               smallest=False):
+               smallest=False, by_k=False, token_first=False):
     """The reference step, and (through its flags) the planted mistakes."""
     K, V = log_probs.shape
     if combine == "add":
@@ -132,8 +140,9 @@ def _beam_step(scores, log_probs, k, *, combine="add", per_beam=False, swap=Fals
         order = best.values.topk(min(k, K)).indices
         return torch.stack([order, best.indices[order]], dim=1)  # (k', 2)
     top = cand.flatten().topk(k, largest=not smallest).indices  # (k,)
-    rows, tokens = (top % K, top // K) if swap else (top // V, top % V)
-    return torch.stack([rows, tokens], dim=1)  # (k, 2)
+    n = K if by_k else V  # the size that splits the flat index (V is right)
+    rows, tokens = (top % K, top // K) if swap else (top // n, top % n)
+    return torch.stack([tokens, rows] if token_first else [rows, tokens], dim=1)  # (k, 2)
 
 
 _MULTIPLY = ("it looks like you multiplied log-probabilities: in log space the "
@@ -146,6 +155,11 @@ _PER_BEAM = ("it looks like each beam kept only its own best word: rank all K x 
              "candidates together (`.flatten().topk(k)`); one beam may supply several.")
 _SWAP = ("it looks like the flat index was split the wrong way: for a (K, V) table, "
          "row = i // V and token = i % V.")
+_BY_K = ("it looks like you split the flat index with K, the number of beams, instead of "
+         "V: the (K, V) table is flattened row by row, V entries per row, so "
+         "row = i // V and token = i % V.")
+_TOKEN_FIRST = ("it looks like your pairs are (token, row): each pair must be "
+                "(beam row, token), `torch.stack([i // V, i % V], dim=1)`.")
 _SMALLEST = ("it looks like you kept the k lowest scores: log-probabilities are <= 0, and "
              "the best hypothesis has the highest (closest to 0).")
 
@@ -157,7 +171,9 @@ def _beam_mistakes(case: _Case) -> list:
             (_PROBS, _equals(lambda: _beam_step(*args, combine="probs"))),
             (_FORGOT, _equals(lambda: _beam_step(*args, combine="forget"))),
             (_PER_BEAM, _equals(lambda: _beam_step(*args, per_beam=True))),
-            (_SWAP, _equals(lambda: _beam_step(*args, swap=True)))]
+            (_SWAP, _equals(lambda: _beam_step(*args, swap=True))),
+            (_BY_K, _equals(lambda: _beam_step(*args, by_k=True))),
+            (_TOKEN_FIRST, _equals(lambda: _beam_step(*args, token_first=True)))]
 
 
 def _beam_case(name, scores, vocab, k, seed, scale=2.0) -> _Case:

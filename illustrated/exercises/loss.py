@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 import torch
+import torch.nn.functional as F
 
 from ..loss import LabelSmoothingLoss
 from ._runner import _Case, _equals, _nonfinite, _randn, _run
@@ -28,6 +29,18 @@ _TORCH_SMOOTHING = ("it looks like you spread eps / V over all V words, as "
                     "`F.cross_entropy(label_smoothing=eps)` does; this exercise follows the "
                     "paper's code: 0 on padding, `eps / (V - 2)` elsewhere, `1 - eps` on "
                     "the target.")
+_F_CROSS_ENTROPY = ("it looks like you used `F.cross_entropy(..., label_smoothing=eps, "
+                    "ignore_index=pad_id)`: it spreads eps / V over all V words (padding "
+                    "too) and returns the cross-entropy, not the KL divergence. Build the "
+                    "paper's `q` yourself (0 on padding, `eps / (V - 2)` elsewhere, `1 - eps` "
+                    "on the target) and sum `q * (log q - logp)`.")
+_BATCHMEAN = ("it looks like you used `F.kl_div(..., reduction='batchmean')`: it divides "
+              "the sum by the size of the first axis ({n} here: {what}), not by the number "
+              "of non-padding targets. Use `reduction='sum'` and divide by "
+              "`(target != pad_id).sum()`.")
+_FIXED_PAD = ("it looks like you used the pad id 0 instead of the `pad_id` argument: this "
+              "test pads with {pad}. Take padding from `pad_id`, both for the targets you "
+              "skip and for the word whose `q` is 0.")
 _CROSS_ENTROPY = ("it looks like you returned the cross-entropy `-sum q log p` rather than "
                   "the KL divergence: subtract the entropy of `q`, i.e. compute "
                   "`sum q (log q - log p)`.")
@@ -74,14 +87,27 @@ def _shifted(logp, target, pad_id, eps, by):
     return _reference(logp, t, pad_id, eps)
 
 
+def _torch_cross_entropy(logp, target, pad_id, eps):
+    V = logp.shape[-1]
+    return F.cross_entropy(logp.reshape(-1, V), target.reshape(-1), ignore_index=pad_id,
+                           label_smoothing=eps)
+
+
 def _loss_mistakes(case: _Case) -> list:
     logp, target, pad_id, eps = case.inputs.values()
     args = (logp, target, pad_id, eps)
+    rows, batch = target.numel(), logp.shape[0]  # batchmean's divisor, flattened or not
     return [
         (_NAN, _nonfinite),
         (_PAD_MASS, _equals(lambda: _variant(*args, spread="pad_mass"))),
         (_NORMALISATION, _equals(lambda: _variant(*args, spread="v_minus_1"))),
         (_TORCH_SMOOTHING, _equals(lambda: _variant(*args, spread="torch"))),
+        (_F_CROSS_ENTROPY, _equals(lambda: _torch_cross_entropy(*args))),
+        (_BATCHMEAN.format(n=rows, what="every position, padding included"),
+         _equals(lambda: _variant(*args, mean=False) / rows)),
+        (_BATCHMEAN.format(n=batch, what="the batch size"),
+         _equals(lambda: _variant(*args, mean=False) / batch)),
+        (_FIXED_PAD.format(pad=pad_id), _equals(lambda: _reference(logp, target, 0, eps))),
         (_PAD_POSITIONS, _equals(lambda: _variant(*args, keep_pad=True))),
         (_CROSS_ENTROPY, _equals(lambda: _variant(*args, kl=False))),
         (_SUM, _equals(lambda: _variant(*args, mean=False))),

@@ -94,6 +94,16 @@ _ZERO_PAD = ("it looks like you compared with 0 instead of the `pad_id` argument
 _ORDERED = ("it looks like you compared the ids by size (`tokens > pad_id`): an id is a "
             "name, not a quantity, and a real token may have a smaller id than the "
             "padding. Test equality: `tokens != pad_id`.")
+_FROM_LENGTHS = ("it looks like you built the mask from each sentence's length "
+                 "(`arange(S) < length`): that assumes the padding comes last, but in a "
+                 "left-padded batch it comes first. Compare every token with the pad id "
+                 "instead: `tokens != pad_id`.")
+
+
+def _from_lengths(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
+    """The mask a length-based learner builds: the first ``length`` positions True."""
+    lengths = (tokens != pad_id).sum(-1, keepdim=True)  # (B, 1)
+    return (torch.arange(tokens.shape[-1]) < lengths).unsqueeze(1)  # (B, 1, S)
 
 
 def _padding_mistakes(case: _Case) -> list:
@@ -108,6 +118,7 @@ def _padding_mistakes(case: _Case) -> list:
         (_SQUARE, _equals(lambda: want.expand(-1, S, S))),
         (_ZERO_PAD, _equals(lambda: padding_mask(tokens, 0))),
         (_ORDERED, _equals(lambda: (tokens > pad_id).unsqueeze(1))),
+        (_FROM_LENGTHS, _equals(lambda: _from_lengths(tokens, pad_id))),
     ]
 
 
@@ -127,6 +138,8 @@ def check_padding_mask(fn: Callable) -> None:
         _Case("pad id 9", {"tokens": _ids([9, 9, 9], [5, 9, 9], [7, 8, 2]),
                            "pad_id": 9}),
         _Case("no padding", {"tokens": _ids([3, 4, 5, 6]), "pad_id": 0}),
+        _Case("left-padded", {"tokens": _ids([0, 0, 5, 2], [0, 3, 1, 4], [6, 2, 7, 1]),
+                              "pad_id": 0}),
     ]
     _run("check_padding_mask", fn, cases, padding_mask, _padding_mistakes,
          error_hint="compare the ids with the pad id, `tokens != pad_id` `(B, S)`, then "
@@ -134,4 +147,4 @@ def check_padding_mask(fn: Callable) -> None:
          general_hint="print your mask for the source's batch and compare it with "
                       "`illustrated.masks.padding_mask(tokens, pad_id)`.",
          success="your padding mask matches on {n} batches, including pad ids other "
-                 "than 0 and a batch without padding.")
+                 "than 0, a batch without padding and a left-padded one.")

@@ -17,7 +17,7 @@ from ._attend import (
     _scores_reference,
 )
 from ._runner import _Case, _equals, _randn, _run
-from .attention import _AFTER, _ZERO_FILL
+from .attention import _AFTER, _NEG_INF, _NOT_ZEROED, _RENORMALISED, _ZERO_FILL
 
 
 def _split_reference(x: torch.Tensor, h: int) -> torch.Tensor:
@@ -181,7 +181,12 @@ def _mha_mistakes(case: _Case) -> list:
                   (_MASK_INVERTED, plant(mask_of=lambda m: ~m.unsqueeze(-3))),
                   (_AFTER, plant(finish=lambda s, v, m: _attend(s, v, m, before=False)[0])),
                   (_ZERO_FILL, plant(finish=lambda s, v, m: _attend(s, v, m, fill=0.0,
-                                                                   after=False)[0]))]
+                                                                   after=False)[0])),
+                  # these two differ from the reference only on a fully blocked row
+                  (_NEG_INF, plant(finish=lambda s, v, m: _attend(s, v, m, fill=-math.inf,
+                                                                  after=False)[0])),
+                  (_NOT_ZEROED, plant(finish=lambda s, v, m: _attend(s, v, m,
+                                                                     after=False)[0]))]
         if B == h:  # otherwise a mask without a head axis cannot broadcast, and raises
             found += [(_NO_HEAD_AXIS, plant(mask_of=lambda m: m))]
     return found
@@ -211,6 +216,8 @@ def check_multi_head_attention(fn: Callable) -> None:
     for every head. Attend as :func:`illustrated.attention.scaled_dot_product_attention`
     does (you may call it)."""
     tokens = torch.tensor([[5, 2, 1, 0, 0], [1, 3, 1, 4, 0]])  # source 002's batch
+    nothing = padding_mask(tokens).expand(2, 5, 5).clone()  # (B, L, S)
+    nothing[1, 2] = False  # query 2 of sentence 1 may attend to no key at all
     cases = [_mha_case("2 heads", 70, B=2, L=3, S=3, D=8, h=2),
              _mha_case("3 heads, L ≠ S", 71, B=2, L=3, S=5, D=12, h=3),
              _mha_case("4 heads, batch 3", 72, B=3, L=5, S=5, D=8, h=4),
@@ -218,7 +225,9 @@ def check_multi_head_attention(fn: Callable) -> None:
              _mha_case("padding mask", 74, B=2, L=5, S=5, D=12, h=2,
                        mask=padding_mask(tokens)),
              _mha_case("causal mask, 4 heads", 75, B=2, L=5, S=5, D=12, h=4,
-                       mask=subsequent_mask(5))]
+                       mask=subsequent_mask(5)),
+             _mha_case("a query with every key blocked", 76, B=2, L=5, S=5, D=12, h=3,
+                       mask=nothing)]
 
     def call(*args, h):  # h positionally, as the signature above names it
         *tensors, mask = args if len(args) == 8 else (*args, None)
@@ -235,4 +244,6 @@ def check_multi_head_attention(fn: Callable) -> None:
                       "(its `w_q.weight` is `w_q.T`): the projections, the split, the "
                       "attention per head, the merge, `@ w_o`.",
          success="your multi-head attention matches the package's on {n} tests, "
-                 "including L ≠ S, a padding mask and a causal mask.")
+                 "including L ≠ S, a padding mask, a causal mask and a query with every "
+                 "key blocked.",
+         zero_by_zero=_RENORMALISED)

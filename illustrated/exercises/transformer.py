@@ -26,16 +26,11 @@ from ..masks import padding_mask, subsequent_mask
 from ..model import ModelConfig, Transformer
 from ..positional import sinusoidal_encoding
 from ._runner import _WIDTH, _failure, _fill
-from ._transformer_mistakes import (_DTYPE, _GENERAL, _INTERFACE, _INVERTED, _NO_DK,
-                                    _NO_LOG_SOFTMAX, _SOFTMAX, _TRAIN_ONLY, _WIRING,
-                                    _attn, _dec_mistakes, _embed_mistakes, _enc_mistakes,
-                                    _model_mistakes, _stack_mistakes)
+from ._transformer_mistakes import (_GENERAL, _INTERFACE, _TRAIN_ONLY, _WIRING,
+                                    _model_mistakes)
+from ._transformer_walk import _close, _Differs, _how, _matches, _raised_hint, _same, _walk
 
 _NAME = "check_transformer"
-# float64 throughout. The package keeps its positional table in float32, so a model that
-# computes the table in float64 differs from it by ~1e-8 at the input: allow 1e-6.
-_RTOL, _ATOL = 1e-5, 1e-6
-_LOOSE = 1e-4  # a planted mistake "matches" within this (absolute and relative)
 
 
 # ---------------------------------------------------------------- the reference
@@ -174,130 +169,6 @@ def _load(model: nn.Module, state: dict, cls_name: str) -> None:
             raise ValueError(_fill(f"{cls_name}'s state_dict key {k!r} has shape "
                              f"{tuple(theirs[k].shape)}, expected {tuple(v.shape)}"))
     model.load_state_dict(state)
-
-
-# ---------------------------------------------------------------- comparing
-
-
-def _close(a, b, tol=1.0) -> bool:
-    return (isinstance(a, torch.Tensor) and a.shape == b.shape
-            and torch.allclose(a.to(b.dtype), b, _RTOL * tol, _ATOL * tol))
-
-
-def _matches(got, variant) -> bool:
-    try:
-        want = variant()
-    except (RuntimeError, ValueError, IndexError):
-        return False
-    return (isinstance(got, torch.Tensor) and got.shape == want.shape
-            and torch.allclose(got.to(want.dtype), want, _LOOSE, _LOOSE))
-
-
-def _how(got, want) -> str:
-    if not isinstance(got, torch.Tensor):
-        return f"it returned a {type(got).__name__}, expected a tensor"
-    if got.shape != want.shape:
-        return f"wrong shape: expected {tuple(want.shape)}, got {tuple(got.shape)}"
-    if not bool(torch.isfinite(got).all()):
-        return "it contains NaN or inf"
-    return f"largest difference {(got.to(want.dtype) - want).abs().max().item():.3g}"
-
-
-def _raised_hint(exc: Exception) -> str:
-    """A dtype clash means a tensor made inside the model; anything else, the interface."""
-    if any(word in str(exc) for word in ("dtype", "Double", "Float", "double", "float")):
-        return _DTYPE
-    return _INTERFACE
-
-
-class _Differs(Exception):
-    def __init__(self, part: str, problem: str, hint: str):
-        super().__init__(part)
-        self.part, self.problem, self.hint = part, problem, hint
-
-
-def _compare(part: str, call, want, mistakes) -> None:
-    """Run the reader's part; raise _Differs naming it and the likely mistake if its
-    output is not the reference's."""
-    try:
-        with torch.no_grad():
-            got = call()
-    except Exception as exc:
-        raise _Differs(part, f"calling it raised {type(exc).__name__}: {exc}",
-                       _raised_hint(exc)) from exc
-    if _close(got, want):
-        return
-    hint = next((h for h, v in mistakes if _matches(got, v) and not _same(v, want)),
-                _GENERAL)
-    raise _Differs(part, _how(got, want), hint)
-
-
-def _same(variant, want) -> bool:
-    """Whether a mistake changes nothing here (ignoring a mask when there is none): it
-    must not be named for an output that merely differs in the last digits."""
-    try:
-        return _close(variant(), want)
-    except (RuntimeError, ValueError, IndexError):
-        return False
-
-
-def _walk(model, pkg, src, tgt, src_mask, tgt_mask, pre_model) -> None:
-    """Feed each of the reader's parts the reference's input, in the order data flows;
-    raise _Differs at the first part whose output differs."""
-    with torch.no_grad():
-        x = pkg.src_embed(src)  # (B, S, D)
-        _compare("the source embedding + positions (`model.src_embed(src)`)",
-                 lambda: model.src_embed(src), x, _embed_mistakes(pkg.src_embed, src))
-        for i, (mine, pl) in enumerate(zip(model.encoder.layers, pkg.encoder.layers)):
-            y = pl(x, src_mask)  # (B, S, D)
-            _compare(f"encoder layer {i} (`model.encoder.layers[{i}](x, src_mask)`)",
-                     lambda: mine(x, src_mask), y, _enc_mistakes(pl, x, src_mask, pre_model))
-            x = y
-        enc_in = pkg.src_embed(src)
-        memory = pkg.encoder(enc_in, src_mask)  # (B, S, D)
-        _compare("the encoder's output (`model.encoder(x, src_mask)`)",
-                 lambda: model.encoder(enc_in, src_mask), memory,
-                 _stack_mistakes({"raw": x}, pre_model))
-        x = pkg.tgt_embed(tgt)  # (B, T, D)
-        _compare("the target embedding + positions (`model.tgt_embed(tgt)`)",
-                 lambda: model.tgt_embed(tgt), x, _embed_mistakes(pkg.tgt_embed, tgt))
-        for i, (mine, pl) in enumerate(zip(model.decoder.layers, pkg.decoder.layers)):
-            y = pl(x, memory, src_mask, tgt_mask)  # (B, T, D)
-            where = f"decoder layer {i} (`model.decoder.layers[{i}](x, memory, ...)`)"
-            mistakes = _dec_mistakes(pl, x, memory, src_mask, tgt_mask, pre_model)
-            try:
-                _compare(where, lambda: mine(x, memory, src_mask, tgt_mask), y, mistakes)
-            except _Differs as d:
-                if d.hint == _GENERAL:  # no whole-layer mistake fits: look inside
-                    _inside_decoder_layer(mine, pl, x, memory, src_mask, tgt_mask, i)
-                raise
-            x = y
-        dec_in = pkg.tgt_embed(tgt)
-        out = pkg.decoder(dec_in, memory, src_mask, tgt_mask)  # (B, T, D)
-        _compare("the decoder's output (`model.decoder(x, memory, src_mask, tgt_mask)`)",
-                 lambda: model.decoder(dec_in, memory, src_mask, tgt_mask), out,
-                 _stack_mistakes({"raw": x}, pre_model))
-        logits = pkg.generator.proj(out)  # (B, T, V)
-        _compare("the output layer (`model.generator(x)`)", lambda: model.generator(out),
-                 logits.log_softmax(-1), [(_NO_LOG_SOFTMAX, lambda: logits),
-                                          (_SOFTMAX, lambda: logits.softmax(-1))])
-
-
-def _inside_decoder_layer(mine, pl, x, memory, src_mask, tgt_mask, i) -> None:
-    """Compare the three sub-layers' modules of decoder layer ``i``, when the interface
-    reaches them (``self_attn``, ``src_attn``, ``feed_forward``)."""
-    y = pl.sublayer1.norm(x)
-    for name, args in (("self_attn", (x, x, x, tgt_mask)),
-                       ("src_attn", (x, memory, memory, src_mask)),
-                       ("feed_forward", (y,))):
-        module = getattr(mine, name, None)
-        if module is None:
-            return
-        want = getattr(pl, name)(*args)
-        extra = [(_NO_DK, lambda: _attn(getattr(pl, name), *args, scale=False)),
-                 (_INVERTED, lambda: _attn(getattr(pl, name), *args, invert=True))
-                 ] if name != "feed_forward" else []
-        _compare(f"decoder layer {i}'s `{name}`", lambda: module(*args), want, extra)
 
 
 def _mode_name(training: bool) -> str:

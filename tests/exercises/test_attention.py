@@ -122,7 +122,8 @@ def test_check_attention_accepts_correct(fn, capsys):
                    "every key blocked.\n")
 
 
-FILLS = {"ok": None, "inverted": None, "zero": 0.0, "-inf only": -math.inf,
+FILLS = {"ok": None, "inverted": None, "renormalised": None, "zero": 0.0,
+         "-inf only": -math.inf,
          "min only": None, "-1e9 only": -1e9}  # mask="... only": no zeroing after the softmax
 
 
@@ -144,8 +145,10 @@ def wrong_attention(scale="sqrt", dim=-1, kqt=False, mask="ok", naive=False, swa
         weights = softmax_naive(scores) if naive else scores.softmax(dim)
         if scale == "after_softmax":
             weights = weights / math.sqrt(d_k)
-        if m is not None and mask in ("ok", "inverted", "after"):
+        if m is not None and mask in ("ok", "inverted", "after", "renormalised"):
             weights = weights.masked_fill(blocked, 0.0)
+        if m is not None and mask == "renormalised":  # 0/0 on a fully blocked row
+            weights = weights / weights.sum(-1, keepdim=True)
         out = weights @ v / (S if by_S else 1)
         return (weights, out) if swap else (out, weights)
 
@@ -196,6 +199,10 @@ MISTAKES = [  # (a wrong attention, the test it fails and the start of its hint)
                                                    r"after the softmax.* `weights = "
                                                    r"weights\.masked_fill\(~mask, 0\.0\)`\.$")),
     (wrong_attention(mask="-1e9 only"), on(BLOCKED, r"you did not zero the blocked weights")),
+    (wrong_attention(mask="renormalised"), on(BLOCKED, r"you zeroed the blocked weights and "
+                                                       r"then divided each row by its sum: "
+                                                       r"on a row whose keys are all blocked "
+                                                       r"that is 0/0 = NaN")),
     (learner_general, r"wrong values in the output.*\nHint: compute the steps one at a time"),
     (lambda q, k, v, mask=None: attention_by_hand(q.div_(math.sqrt(q.shape[-1])), k, v, mask),
      r"\nHint: your function changed its input `q` in place"),
@@ -204,7 +211,7 @@ MISTAKE_IDS = ["swapped", "softmax_dim", "unscaled", "by_dk", "times_sqrt", "sqr
                "mask_inverted", "mask_after_softmax", "mask_zero_fill", "overflow",
                "divided_after_softmax", "divided_by_S", "blocked_row_-inf",
                "blocked_row_-inf_torch", "blocked_row_not_zeroed_min",
-               "blocked_row_not_zeroed_1e9", "general", "in_place"]
+               "blocked_row_not_zeroed_1e9", "blocked_row_renormalised", "general", "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)

@@ -57,7 +57,47 @@ def swapped_masks(layer, x, memory, src_mask, tgt_mask):
     return layer.sublayer3(x, layer.feed_forward)
 
 
+def full_swap(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer1(x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x = layer.sublayer2(x, lambda y: layer.src_attn(memory, y, y, src_mask))
+    return layer.sublayer3(x, layer.feed_forward)
+
+
+def second_reads_input(layer, x, memory, src_mask, tgt_mask):
+    x1 = layer.sublayer1(x, lambda y: layer.self_attn(y, y, y, tgt_mask))  # noqa: F841
+    x2 = layer.sublayer2(x, lambda y: layer.src_attn(y, memory, memory, src_mask))  # not x1
+    return layer.sublayer3(x2, layer.feed_forward)
+
+
+def query_from_input(layer, x, memory, src_mask, tgt_mask):
+    x1 = layer.sublayer1(x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x2 = layer.sublayer2(x1, lambda y: layer.src_attn(x, memory, memory, src_mask))
+    return layer.sublayer3(x2, layer.feed_forward)
+
+
+def connected(how):
+    """The right wiring, each sub-layer connected by ``how(norm, x, f)``."""
+    def fn(layer, x, memory, src_mask, tgt_mask):
+        subs = [(layer.sublayer1, lambda y: layer.self_attn(y, y, y, tgt_mask)),
+                (layer.sublayer2, lambda y: layer.src_attn(y, memory, memory, src_mask)),
+                (layer.sublayer3, layer.feed_forward)]
+        for wrapper, f in subs:
+            x = how(wrapper.norm, x, f)
+        return x
+    return fn
+
+
 MISTAKES = [
+    (full_swap, HINT + r"encoder-decoder attention had its roles swapped: queries from "
+                       r"`memory` and keys and values from the decoder"),
+    (second_reads_input, HINT + r"the second sub-layer read the layer's input `x` instead "
+                                r"of the first sub-layer's output"),
+    (query_from_input, HINT + r"encoder-decoder attention took its queries from the "
+                              r"layer's input `x`"),
+    (connected(lambda norm, x, f: norm(f(x))), HINT + r"each sub-layer's output was "
+                                                      r"normalised without the residual"),
+    (connected(lambda norm, x, f: x + f(norm(x))), HINT + r"you normalised \*before\* each "
+                                                          r"sub-layer \(pre-norm"),
     (variant(kv="decoder"), HINT + r"the keys and values of encoder-decoder attention came "
                                    r"from the decoder"),
     (variant(q="memory"), HINT + r"the queries of encoder-decoder attention came from "
@@ -71,7 +111,8 @@ MISTAKES = [
     (swapped_masks, HINT + r"the two masks were swapped"),
     (lambda *args: wired(*args) + 0.01, r"\nHint: write the three steps one per line"),
 ]
-IDS = ["kv_decoder", "q_memory", "no_causal", "no_src_mask", "order", "no_ffn",
+IDS = ["full_swap", "second_reads_input", "query_from_input", "norm_no_residual",
+       "pre_norm", "kv_decoder", "q_memory", "no_causal", "no_src_mask", "order", "no_ffn",
        "no_add_norm", "swapped_masks", "general"]
 
 

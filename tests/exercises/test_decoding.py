@@ -28,18 +28,23 @@ def test_check_greedy_decode_accepts_correct(fn, capsys):
 
 GREEDY_MISTAKES = [
     (lambda *a: _greedy(*a, axis=0), HINT + "you took the argmax over the wrong axis"),
-    (lambda *a: _greedy(*a, grow=False), HINT + "the prefix you feed the model never grows"),
+    (lambda *a: _greedy(*a, feed="first"), HINT + "the prefix you feed the model never grows"),
+    (lambda *a: _greedy(*a, feed="last"), HINT + r"you fed the model only the last token, "
+                                                 r"`ys\[:, -1:\]`"),
     (lambda *a: _greedy(*a, stop_rows=False), HINT + "a row goes on after its <eos>"),
     (lambda *a: _greedy(*a, stop_any=True), HINT + "you stopped as soon as one row finished"),
     (lambda *a: _greedy(*a, keep_bos=False), HINT + "you dropped <bos>"),
     (lambda *a: _greedy(*a, extra=1), HINT + "your output is one token too long"),
-    (lambda *a: _greedy(*a).float(), r"wrong dtype of the result"),
+    (lambda *a: _greedy(*a).float(), r"wrong dtype of the result: expected torch\.int64, "
+                                     r"got torch\.float32\.\nHint: token ids are whole "
+                                     r"numbers: keep them `torch\.long`"),
     (lambda *a: _greedy(*a).tolist(), r"returned a list"),
 ]
 
 
 @pytest.mark.parametrize("fn, hint", GREEDY_MISTAKES,
-                         ids=["axis", "grow", "rows", "any", "bos", "long", "dtype", "list"])
+                         ids=["axis", "grow", "last_only", "rows", "any", "bos", "long",
+                              "dtype", "list"])
 def test_check_greedy_decode_names_the_mistake(fn, hint):
     assert_fails(check_greedy_decode, fn, hint)
 
@@ -76,11 +81,15 @@ BEAM_MISTAKES = [
     (lambda *a: _beam_step(*a, per_beam=True), HINT + "each beam kept only its own best word"),
     (lambda *a: _beam_step(*a, swap=True), HINT + "the flat index was split the wrong way"),
     (lambda *a: _beam_step(*a, smallest=True), HINT + "you kept the k lowest scores"),
+    (lambda *a: _beam_step(*a, by_k=True), HINT + "you split the flat index with K, the "
+                                                  "number of beams, instead of V"),
+    (lambda *a: _beam_step(*a, token_first=True), HINT + r"your pairs are \(token, row\)"),
 ]
 
 
 @pytest.mark.parametrize("fn, hint", BEAM_MISTAKES,
-                         ids=["multiply", "probs", "forget", "per_beam", "swap", "smallest"])
+                         ids=["multiply", "probs", "forget", "per_beam", "swap", "smallest",
+                              "by_k", "token_first"])
 def test_check_beam_step_names_the_mistake(fn, hint):
     assert_fails(check_beam_step, fn, hint)
 

@@ -105,7 +105,41 @@ def not_shifted(logp, target, pad_id, eps):
     return loss_by_hand(logp, target.roll(1, dims=-1), pad_id, eps)
 
 
+def f_cross_entropy(logp, target, pad_id, eps):
+    return F.cross_entropy(logp.reshape(-1, logp.shape[-1]), target.reshape(-1),
+                           label_smoothing=eps, ignore_index=pad_id)
+
+
+def kl_div_batchmean(flatten):
+    """F.kl_div's 'batchmean': the sum divided by the first axis (all positions when
+    flattened, else the batch size)."""
+
+    def fn(logp, target, pad_id, eps):
+        q = smoothed_q(logp, target, pad_id, eps) * (target != pad_id)[..., None]
+        if flatten:
+            logp, q = logp.reshape(-1, logp.shape[-1]), q.reshape(-1, q.shape[-1])
+        return F.kl_div(logp, q, reduction="batchmean")
+
+    return fn
+
+
+def pad_is_zero(logp, target, pad_id, eps):
+    return loss_by_hand(logp, target, 0, eps)
+
+
 MISTAKES = [
+    (f_cross_entropy, HINT + r"you used `F\.cross_entropy\(\.\.\., label_smoothing=eps, "
+                             r"ignore_index=pad_id\)`"),
+    (kl_div_batchmean(True), r"test 'a batch with padding'.*" + HINT + r"you used "
+                             r"`F\.kl_div\(\.\.\., reduction='batchmean'\)`: it divides the "
+                             r"sum by the size of the first axis \(8 here: every position, "
+                             r"padding included\)"),
+    (kl_div_batchmean(False), r"test 'a batch with padding'.*" + HINT + r"you used "
+                              r"`F\.kl_div\(\.\.\., reduction='batchmean'\)`: .*\(2 here: "
+                              r"the batch size\)"),
+    (pad_is_zero, r"test 'pad_id=6, eps=0\.3'.*" + HINT + r"you used the pad id 0 instead "
+                                                           r"of the `pad_id` argument: this "
+                                                           r"test pads with 6\."),
     (pad_mass, HINT + r"you gave some smoothing mass to the padding word"),
     (v_minus_1, HINT + r"you divided eps by V - 1 while keeping padding at 0"),
     (pad_positions_kept, HINT + r"positions whose target is padding were not ignored"),
@@ -118,7 +152,8 @@ MISTAKES = [
     (lambda lp, t: loss_by_hand(lp, t, 0, 0.1), r"raised TypeError.*\nHint: your function "
                                                  r"must take `\(logp, target, pad_id, eps\)`"),
 ]
-IDS = ["pad_mass", "v_minus_1", "pad_positions", "nan", "torch_smoothing",
+IDS = ["f_cross_entropy", "batchmean_flat", "batchmean", "pad_is_zero", "pad_mass",
+       "v_minus_1", "pad_positions", "nan", "torch_smoothing",
        "cross_entropy", "sum", "not_shifted", "general", "signature"]
 
 

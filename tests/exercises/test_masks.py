@@ -121,12 +121,16 @@ PADDING_MISTAKES = [
      r"expected torch\.bool, got torch\.int64\.\nHint: return a bool tensor"),
     (lambda tokens, pad_id: (tokens != pad_id).unsqueeze(1).float(),
      r"expected torch\.bool, got torch\.float32\.\nHint: return a bool tensor"),
+    (lambda tokens, pad_id: (torch.arange(tokens.shape[1])
+                             < (tokens != pad_id).sum(1, keepdim=True)).unsqueeze(1),
+     r"test 'left-padded' .*: wrong values: 6 of the 12 entries differ\." + HINT
+     + r"you built the mask from each sentence's length"),
     (lambda tokens, pad_id: pad_ne(tokens, pad_id) & (tokens != 8).unsqueeze(1),
      r"test 'pad id 9' .*: wrong values: 1 of the 9 entries differ\.\nHint: print your "
      r"mask for the source's batch"),
 ]
 PADDING_IDS = ["inverted", "query_axis", "no_axis", "square", "zero_pad", "ordered", "long",
-               "float", "general"]
+               "float", "from_lengths", "general"]
 
 
 @pytest.mark.parametrize("fn, pattern", PADDING_MISTAKES, ids=PADDING_IDS)

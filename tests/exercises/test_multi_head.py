@@ -98,7 +98,7 @@ def test_check_merge_heads_names_the_mistake(fn, hint):
 
 def mha(query, key, value, w_q, w_k, w_v, w_o, h, mask=None, *, split=split_view,
         merge=merge_reshape, scale=None, dim=-1, mask_of=None, fill=None, before=True,
-        use_w_o=True, proj=lambda x, w: x @ w):
+        use_w_o=True, proj=lambda x, w: x @ w, zero=True):
     """A learner's multi-head attention written out step by step; each keyword replaces
     one step with a wrong one."""
     q, k, v = (split(proj(x, w), h) for x, w in ((query, w_q), (key, w_k), (value, w_v)))
@@ -110,7 +110,7 @@ def mha(query, key, value, w_q, w_k, w_v, w_o, h, mask=None, *, split=split_view
         fill_value = torch.finfo(scores.dtype).min if fill is None else fill
         scores = scores.masked_fill(~mask, fill_value)
     weights = scores.softmax(dim)
-    if mask is not None and fill is None:
+    if mask is not None and fill is None and zero:
         weights = weights.masked_fill(~mask, 0.0)
     z = merge(weights @ v)  # (B, L, D)
     return proj(z, w_o) if use_w_o else z
@@ -194,6 +194,8 @@ MHA_MISTAKES = {
     "mask_no_head_axis": (wrong(mask_of=lambda m: m), "you gave the mask no head axis"),
     "mask_after_softmax": (wrong(before=False), "you applied the mask after the softmax"),
     "mask_zero_fill": (wrong(fill=0.0), "you filled blocked scores with 0"),
+    "blocked_row_-inf": (wrong(fill=-math.inf), "you filled blocked scores with -inf"),
+    "blocked_row_not_zeroed": (wrong(zero=False), "you did not zero the blocked weights"),
     "general": (lambda *a, **k: mha(*a, **k) + 1e-3, None),
 }
 

@@ -1,6 +1,7 @@
 """Tests for illustrated.exercises._runner: what every checker does alike (refusing a
 non-function, reporting exceptions and None, rejecting a function that writes into its
 inputs, one Hint paragraph, lines that fit the book, the global seed untouched)."""
+import math
 import re
 
 import pytest
@@ -138,3 +139,70 @@ def test_checkers_leave_the_global_seed_alone(capsys):
         checker(CORRECT[checker])
     assert torch.equal(torch.rand(3), expected)
     assert capsys.readouterr().out.count("✓ ") == len(CHECKERS)  # one success each
+
+
+# ---------------------------------------------------------------- the two rules of diagnosis
+
+
+def test_a_mistake_that_equals_the_reference_is_never_named():
+    """No diagnosis by coincidence: a planted mistake that gives the reference's own output
+    on this case (here: one that changes nothing) is skipped, even when the learner's
+    output equals it too."""
+    from illustrated.exercises._runner import _Case, _equals, _run
+
+    def reference(x):
+        return x * 2
+
+    def mistakes(case):
+        x = case.inputs["x"]
+        return [("it looks like the coincidence.", _equals(lambda: x * 2)),
+                ("it looks like another coincidence.", _equals(lambda: x + x))]
+
+    case = _Case("one", {"x": torch.ones(3, dtype=torch.float64)})
+    with pytest.raises(AssertionError) as info:  # float32: right values, wrong dtype
+        _run("check_demo", lambda x: (x * 2).float(), [case], reference, mistakes,
+             error_hint="-", general_hint="the general hint.", success="-")
+    assert "coincidence" not in str(info.value)
+    assert "Hint: keep the inputs' dtype" in str(info.value)
+
+
+def test_a_correct_float32_lookup_is_told_its_dtype_not_the_temperature():
+    """At temperature 1, multiplying by it equals dividing: a right answer in float32 must
+    hear about its dtype, not about the temperature."""
+    from illustrated.exercises.lookup import _soft_lookup_reference
+
+    message = assert_fails(check_soft_lookup,
+                           lambda *a, **kw: _soft_lookup_reference(*a, **kw).float(),
+                           r"wrong dtype of the result.*\nHint: keep the inputs' dtype")
+    assert "temperature" not in message.split("Hint: ")[1]
+
+
+def test_nan_from_0_by_0_is_recognised_before_minus_inf():
+    """A NaN that first arose from 0/0 is not blamed on a -inf fill, even where the
+    planted -inf mistake gives the same NaN."""
+    from illustrated.exercises._runner import _Case, _equals, _run
+
+    def reference(w):
+        return w / w.sum(-1, keepdim=True).clamp_min(1)  # a zero row stays 0
+
+    def mistakes(case):
+        w = case.inputs["w"]  # -inf - (-inf): the same NaN, made another way
+        return [("it looks like the -inf fill.",
+                 _equals(lambda: (w - math.inf) - (w - math.inf)))]
+
+    case = _Case("zero row", {"w": torch.zeros(2, 2, dtype=torch.float64)})
+    with pytest.raises(AssertionError) as info:
+        _run("check_demo", lambda w: w / w.sum(-1, keepdim=True), [case], reference,
+             mistakes, error_hint="-", general_hint="-", success="-",
+             zero_by_zero="it looks like 0/0.")
+    assert str(info.value).endswith("Hint: it looks like 0/0.")
+    with pytest.raises(AssertionError) as info:  # in place, on a copy: 0/0 all the same
+        _run("check_demo", lambda w: w.clone().div_(w.sum(-1, keepdim=True)), [case],
+             reference, mistakes, error_hint="-", general_hint="-", success="-",
+             zero_by_zero="it looks like 0/0.")
+    assert str(info.value).endswith("Hint: it looks like 0/0.")
+    with pytest.raises(AssertionError) as info:  # NaN from another cause: the mistake
+        _run("check_demo", lambda w: (w - math.inf) - (w - math.inf), [case], reference,
+             mistakes, error_hint="-", general_hint="-", success="-",
+             zero_by_zero="it looks like 0/0.")
+    assert str(info.value).endswith("Hint: it looks like the -inf fill.")

@@ -14,6 +14,7 @@ from illustrated.attention import MultiHeadAttention
 from illustrated.exercises import check_transformer
 from illustrated.layers import DecoderLayer, Embeddings, EncoderLayer, SublayerConnection
 from illustrated.model import Generator, ModelConfig, Transformer
+from illustrated.positional import PositionalEncoding, sinusoidal_encoding
 
 from .helpers import HINT, assert_fails, assert_layout, assert_one_line, unwrap
 
@@ -139,7 +140,69 @@ def dropout_always(model):
     model.src_embed[1].dropout = nn.Dropout(0.5)
 
 
+class AttnSplitNoTranspose(MultiHeadAttention):
+    def _split(self, x):
+        return x.reshape(x.shape[0], self.h, x.shape[1], self.d_k)  # no transpose
+
+
+class AttnMergeNoTranspose(MultiHeadAttention):
+    def forward(self, query, key, value, mask=None, cache=None):
+        B, L, _ = query.shape
+        q, k, v = self._split(self.w_q(query)), self._split(self.w_k(key)), self._split(
+            self.w_v(value))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
+        if mask is not None:
+            scores = scores.masked_fill(~mask.unsqueeze(1), -1e9)
+        z = scores.softmax(-1) @ v  # (B, H, L, Dk)
+        return self.w_o(z.reshape(B, L, self.d_model))  # no transpose
+
+
+class AttnSoftmaxOverQueries(MultiHeadAttention):
+    def forward(self, query, key, value, mask=None, cache=None):
+        B, L, _ = query.shape
+        q, k, v = self._split(self.w_q(query)), self._split(self.w_k(key)), self._split(
+            self.w_v(value))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
+        if mask is not None:
+            scores = scores.masked_fill(~mask.unsqueeze(1), -1e9)
+        z = scores.softmax(-2) @ v
+        return self.w_o(z.transpose(1, 2).reshape(B, L, self.d_model))
+
+
+def ffn_without_relu(model):
+    for m in model.modules():
+        if hasattr(m, "feed_forward"):
+            m.feed_forward = NoReluFeedForward(m.feed_forward)
+
+
+class NoReluFeedForward(nn.Module):
+    def __init__(self, ffn):
+        super().__init__()
+        self.linear1, self.linear2 = ffn.linear1, ffn.linear2
+
+    def forward(self, x):
+        return self.linear2(self.linear1(x))
+
+
+def sin_then_cos(model):
+    for embed in (model.src_embed, model.tgt_embed):
+        pos = embed[1]
+        assert isinstance(pos, PositionalEncoding)
+        pos.pe = sinusoidal_encoding(pos.max_len, pos.d_model, interleave=False)[None]
+
+
 MISTAKES = [
+    (planted(swap_class(MultiHeadAttention, AttnSplitNoTranspose)),
+     r"is encoder layer 0.*" + HINT + r"you split the heads with `view` or `reshape` "
+                                      r"straight to \(B, H, L, Dk\)"),
+    (planted(swap_class(MultiHeadAttention, AttnMergeNoTranspose)),
+     r"is encoder layer 0.*" + HINT + r"you merged the heads with `reshape` straight from"),
+    (planted(swap_class(MultiHeadAttention, AttnSoftmaxOverQueries)),
+     r"is encoder layer 0.*" + HINT + r"you took the softmax over the queries \(dim=-2\)"),
+    (planted(ffn_without_relu), r"is encoder layer 0.*" + HINT + r"the feed-forward network "
+                                                                 r"has no ReLU"),
+    (planted(sin_then_cos), r"is the source embedding \+ positions.*" + HINT
+     + r"your positional table puts every sine first"),
     (planted(swap_class(Embeddings, EmbNoScale)),
      r"The first part that differs is the source embedding \+ positions.*" + HINT
      + r"the embeddings were not multiplied by √d_model"),
@@ -169,7 +232,9 @@ MISTAKES = [
     (planted(dropout_always), r"train mode, dropout 0.*\nHint: it matches in eval mode "
                               r"but not in train mode"),
 ]
-IDS = ["no_sqrt_d_model", "no_positions", "no_sqrt_d_k", "inverted_mask", "enc_no_mask",
+IDS = ["split_no_transpose", "merge_no_transpose", "softmax_over_queries", "ffn_no_relu",
+       "sin_then_cos", "no_sqrt_d_model", "no_positions", "no_sqrt_d_k", "inverted_mask",
+       "enc_no_mask",
        "no_causal", "kv_from_decoder", "pre_norm", "no_residual", "extra_final_norm",
        "no_log_softmax", "src_mask_not_passed", "train_only"]
 
@@ -205,12 +270,35 @@ def decoder_gelu(model):
         layer.feed_forward = GeluFeedForward(layer.feed_forward)
 
 
+def encoder_gelu(model):
+    for layer in model.encoder.layers:
+        layer.feed_forward = GeluFeedForward(layer.feed_forward)
+
+
 def test_check_transformer_looks_inside_a_decoder_layer():
     """No whole-layer mistake fits: the checker compares the layer's three modules and
     names the one that differs."""
     assert_fails(check_transformer, planted(decoder_gelu),
                  r"The first part that differs is decoder layer 0's `feed_forward`.*"
                  r"\nHint: compare this part, line by line")
+
+
+def test_check_transformer_looks_inside_an_encoder_layer():
+    """As inside a decoder layer: the encoder layer's modules are compared one by one."""
+    assert_fails(check_transformer, planted(encoder_gelu),
+                 r"The first part that differs is encoder layer 0's `feed_forward`.*"
+                 r"\nHint: compare this part, line by line")
+
+
+def test_check_transformer_names_a_mistake_inside_a_layer():
+    """A mistake in one attention module only fits no whole-layer variant; looking inside
+    the layer, the checker finds the module and names its mistake."""
+    def cross_only(model):
+        for layer in model.decoder.layers:
+            layer.src_attn.__class__ = AttnSoftmaxOverQueries
+    assert_fails(check_transformer, planted(cross_only),
+                 r"The first part that differs is decoder layer 0's `src_attn`.*" + HINT
+                 + r"you took the softmax over the queries")
 
 
 # ---------------------------------------------------------------- the interface
