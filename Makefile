@@ -91,6 +91,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/train_step.py
 	$(PY) benchmarks/attention_memory.py
 	$(PY) benchmarks/decode.py
+	OMP_NUM_THREADS=1 $(PY) benchmarks/real_train.py
 
 # The small trained translator that chapters 10 and 11 load (about 40 s on 2 cores). The
 # committed file makes the chapters' numbers the same on every CPU; retrain only on purpose.

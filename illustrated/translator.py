@@ -94,18 +94,23 @@ def translate(model, tokenizer, sentences, beam: int = 0, length_penalty: float 
 def cross_attention(model, tokenizer, sentence: str, translation: str | None = None):
     """``(weights, source_pieces, target_pieces)``: the last decoder layer's
     cross-attention, averaged over heads, ``(T, S)``, when the model reads ``sentence`` and
-    writes ``translation`` (default: its own greedy translation)."""
-    if translation is None:
-        translation, = translate(model, tokenizer, [sentence])
-    src = torch.tensor([tokenizer.encode(sentence)])  # (1, S)
-    tgt = torch.tensor([tokenizer.encode(translation)[:-1]])  # (1, T): <bos> w1 ... wn
+    writes ``translation`` (default: its own greedy translation). Row ``i`` is the step that
+    *writes* ``target_pieces[i]`` (the English pieces, then ``<eos>``)."""
     from .model import make_std_masks
 
+    if translation is None:
+        translation, = translate(model, tokenizer, [sentence])
+    src_ids, tgt_ids = tokenizer.encode(sentence), tokenizer.encode(translation)
+    src = torch.tensor([src_ids])  # (1, S)
+    tgt = torch.tensor([tgt_ids[:-1]])  # (1, T): <bos> w1 ... wn, the decoder's input
     src_mask, tgt_mask = make_std_masks(src, tgt)
     with torch.no_grad():
         model(src, tgt, src_mask, tgt_mask)
     w = model.decoder.layers[-1].src_attn.attention_weights[0].mean(0)  # (T, S)
-    def pieces(ids):
-        return [tokenizer.tok.decode([i]).replace(" ", "▁") if i > 3 else
-                ["<pad>", "<bos>", "<eos>", "<unk>"][i] for i in ids]
-    return w, pieces(src[0].tolist()), pieces(tgt[0].tolist())
+    return w, _pieces(tokenizer, src_ids), _pieces(tokenizer, tgt_ids[1:])
+
+
+def _pieces(tokenizer, ids):
+    """Readable pieces: the text of each token, ``▁`` for a leading space."""
+    names = ["<pad>", "<bos>", "<eos>", "<unk>"]
+    return [names[i] if i < 4 else tokenizer.tok.decode([i]).replace(" ", "▁") for i in ids]
