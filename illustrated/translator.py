@@ -28,8 +28,12 @@ def save_translator(path, model, tokenizer, **extra) -> Path:
     ``extra`` entries (history, scores) are stored alongside."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().to("cpu", torch.float16) if v.is_floating_point() else v.cpu()
-             for k, v in model.state_dict().items()}
+    halves, state = {}, {}
+    for k, v in model.state_dict().items():  # a shared matrix stays one tensor in the file
+        if v.data_ptr() not in halves:
+            halves[v.data_ptr()] = (v.detach().to("cpu", torch.float16)
+                                    if v.is_floating_point() else v.detach().cpu())
+        state[k] = halves[v.data_ptr()]
     blob = {"format": FORMAT, "config": dataclasses.asdict(model.config),
             "tokenizer": tokenizer.tok.to_str(), "state_dict": state, **extra}
     tmp = path.with_name(path.name + ".tmp")
