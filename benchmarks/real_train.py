@@ -42,7 +42,7 @@ class TorchTransformer(nn.Module):
 
     def forward(self, src, tgt):
         T = tgt.shape[1]
-        causal = nn.Transformer.generate_square_subsequent_mask(T)  # (T, T), -inf = blocked
+        causal = torch.ones(T, T, dtype=torch.bool).triu(1)  # (T, T), True = blocked
         out = self.core(self.src_embed(src), self.tgt_embed(tgt), tgt_mask=causal,
                         src_key_padding_mask=src == 0, tgt_key_padding_mask=tgt == 0,
                         memory_key_padding_mask=src == 0, tgt_is_causal=True)  # (B, T, D)
