@@ -33,7 +33,7 @@ STATE_FORMAT = "illustrated-real-training-state-1"
 @dataclasses.dataclass(frozen=True)
 class RealConfig:
     seed: int = 0  # weights, batch order, dropout
-    steps: int = 2400  # optimiser steps: about 11 minutes on a quiet 2-core CPU, 2 threads
+    steps: int = 2400  # optimiser steps: 11-13 minutes on a quiet 2-core CPU, 2 threads
     max_tokens: int = 1500  # global token budget per step: sentences x longest side, padded
     warmup: int = 400  # warm-up steps of the schedule
     factor: float = 0.6  # scale of the schedule: peak lr 0.6 * 256^-0.5 * 400^-0.5 = 1.9e-3
