@@ -17,7 +17,12 @@ module              what it holds                                             ch
 ``loss``            label-smoothed loss (KL form)                             11
 ``decoding``        greedy decoding with a key/value cache, beam search       10
 ``train``           schedule, training loop, checkpoints; ``python -m``       11
-``translate``       the ``python -m illustrated.translate`` command           11
+``translate``       the ``python -m illustrated.translate`` command           11, 12
+``corpus``          the Tatoeba pairs: normalisation, split by English        12
+``tokenizer``       byte-level BPE, one vocabulary for both languages         12
+``batching``        length-bucketed batches of a token budget                 12
+``trainer``         real training: averaging, resume, devices, DDP            12
+``translator``      the real translator's file, greedy/beam, attention        12
 ==================  ========================================================  =========
 
 Shape letters used in every docstring and shape comment:

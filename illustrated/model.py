@@ -40,6 +40,9 @@ class ModelConfig:
     max_len: int = 5000  # longest sequence the positional encoding table covers
     norm_first: bool = False  # False: post-norm as in the paper; True: pre-norm
     pad_id: int = 0  # token id used for padding, in both vocabularies
+    # One joint (e.g. subword) vocabulary: the source and target embeddings and the
+    # generator's weights are one matrix, as in the paper's section 3.4. Off by default.
+    share_embeddings: bool = False
 
     def __post_init__(self):
         for name in ("src_vocab", "tgt_vocab", "N", "d_model", "d_ff", "h", "max_len"):
@@ -53,6 +56,12 @@ class ModelConfig:
         check_dropout(self.dropout)
         if not isinstance(self.norm_first, bool):
             raise TypeError(f"norm_first must be True or False, got {self.norm_first!r}")
+        if not isinstance(self.share_embeddings, bool):
+            raise TypeError(f"share_embeddings must be True or False, got "
+                            f"{self.share_embeddings!r}")
+        if self.share_embeddings and self.src_vocab != self.tgt_vocab:
+            raise ValueError(f"share_embeddings needs one vocabulary, got src_vocab="
+                             f"{self.src_vocab} and tgt_vocab={self.tgt_vocab}")
         if isinstance(self.pad_id, bool) or not isinstance(self.pad_id, int):
             raise TypeError(f"pad_id must be an int, got {type(self.pad_id).__name__}")
         if not 0 <= self.pad_id < min(self.src_vocab, self.tgt_vocab):
@@ -209,6 +218,10 @@ class Transformer(nn.Module):
         self.encoder = Encoder(c.N, c.d_model, c.h, c.d_ff, c.dropout, c.norm_first)
         self.decoder = Decoder(c.N, c.d_model, c.h, c.d_ff, c.dropout, c.norm_first)
         self.generator = Generator(c.d_model, c.tgt_vocab)
+        if c.share_embeddings:  # one matrix, three uses (named_parameters lists it once)
+            shared = self.src_embed[0].embedding.weight
+            self.tgt_embed[0].embedding.weight = shared
+            self.generator.proj.weight = shared
         self._init_parameters(generator)
 
     @torch.no_grad()

@@ -147,16 +147,60 @@ def load_checkpoint(path):
     return model.eval(), sv, tv
 
 
+def _parser():
+    p = argparse.ArgumentParser(
+        description="Train a French->English translator: the toy grammar (default; the "
+        "model of chapters 10-11) or the Tatoeba corpus (--corpus tatoeba; the chapter Real "
+        "sentences). Several processes: torchrun --nproc_per_node N -m illustrated.train "
+        "--corpus tatoeba ...")
+    p.add_argument("--corpus", choices=["toy", "tatoeba"], default="toy",
+                   help="toy: the grammar of illustrated.data (about 40 s); tatoeba: 73,731 "
+                   "real pairs (minutes)")
+    p.add_argument("--steps", type=int, default=None,
+                   help=f"optimiser steps (default {TrainConfig.steps} for toy; "
+                   "RealConfig.steps for tatoeba)")
+    p.add_argument("--seed", type=int, default=0, help="weights, split and batch order")
+    p.add_argument("--out", default=None, help="checkpoint file to write (default "
+                   "checkpoints/translator-<time>.pt, or checkpoints/real-<time>.pt)")
+    real = p.add_argument_group("tatoeba only")
+    real.add_argument("--max-tokens", type=int, default=None,
+                      help="token budget of a step's global batch (default RealConfig's)")
+    real.add_argument("--warmup", type=int, default=None, help="warm-up steps of the schedule")
+    real.add_argument("--limit", type=int, default=0,
+                      help="train on the first N training pairs only (0: all)")
+    real.add_argument("--tiny", action="store_true",
+                      help="a 1-layer, 32-wide model without dropout (tests, smoke runs)")
+    real.add_argument("--device", default=None,
+                      help="cpu, cuda or mps (default: the best available)")
+    real.add_argument("--amp", action=argparse.BooleanOptionalAction, default=None,
+                      help="mixed precision, bfloat16 (default: on for cuda only)")
+    real.add_argument("--state", default="checkpoints/real-state.pt",
+                      help="the resumable training state, rewritten atomically every "
+                      "--save-every steps (default %(default)s)")
+    real.add_argument("--save-every", type=int, default=None, help="steps between states")
+    real.add_argument("--resume", action="store_true",
+                      help="continue from --state (after Ctrl-C or a killed process)")
+    real.add_argument("--stop-after", type=int, default=None,
+                      help="stop after this many steps, as if interrupted (then --resume)")
+    real.add_argument("--new-tokenizer", action="store_true",
+                      help="train the BPE tokenizer on the training split and save it to "
+                      "chapters/data/tatoeba/tokenizer.json first")
+    real.add_argument("--eval", choices=["dev", "test", "none"], default="test",
+                      help="held-out set scored at the end (default %(default)s)")
+    real.add_argument("--eval-limit", type=int, default=0,
+                      help="score only the first N held-out pairs (0: all)")
+    real.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
 def main(argv=None):
     """The ``python -m illustrated.train`` command."""
-    p = argparse.ArgumentParser(description="Train the toy French->English translator.")
-    p.add_argument("--steps", type=int, default=TrainConfig.steps)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, help="checkpoint file (default checkpoints/...)")
-    args = p.parse_args(argv)
+    args = _parser().parse_args(argv)
+    if args.corpus == "tatoeba":
+        return _main_real(args)
     import sacrebleu  # here, not at import time
 
-    cfg = TrainConfig(seed=args.seed, steps=args.steps)
+    cfg = TrainConfig(seed=args.seed, steps=args.steps or TrainConfig.steps)
     t0 = time.perf_counter()
     model, sv, tv, history, held = train(cfg)
     seconds = time.perf_counter() - t0
@@ -167,6 +211,51 @@ def main(argv=None):
     exact = sum(h == r for h, r in zip(hyps, refs)) / len(refs)
     bleu = sacrebleu.corpus_bleu(hyps, [refs]).score
     print(f"held-out: exact_match={exact:.3f} bleu={bleu:.1f} seconds={seconds:.1f}")
+
+
+def _main_real(args):
+    import sacrebleu
+
+    from .corpus import load_split
+    from .tokenizer import TOKENIZER_FILE, SubwordTokenizer
+    from .trainer import RealConfig, train_real
+    from .translator import save_translator, translate
+
+    over = {k: v for k, v in dict(steps=args.steps, max_tokens=args.max_tokens,
+                                  warmup=args.warmup, save_every=args.save_every).items()
+            if v is not None}
+    if args.tiny:
+        over.update(d_model=32, N=1, h=2, d_ff=64, dropout=0.0)
+    cfg = dataclasses.replace(RealConfig(seed=args.seed, limit=args.limit), **over)
+    split = load_split(seed=args.seed)
+    if args.new_tokenizer:
+        tok = SubwordTokenizer.train([x for pair in split.train for x in pair])
+        tok.save(TOKENIZER_FILE)
+    tok = SubwordTokenizer.load(TOKENIZER_FILE)
+    t0 = time.perf_counter()
+    model, history = train_real(cfg, split.train, tok, args.state, args.resume, args.device,
+                                args.amp, not args.no_progress, args.stop_after)
+    seconds = time.perf_counter() - t0
+    if len(history) < cfg.steps:
+        print(f"stopped after {len(history)} of {cfg.steps} steps; continue with --resume")
+        return
+    if int(os.environ.get("RANK", "0")) != 0:
+        return
+    held = {"dev": split.dev, "test": split.test, "none": []}[args.eval]
+    held = held[:args.eval_limit] if args.eval_limit else held
+    scores = {"seconds": round(seconds, 1), "steps": cfg.steps}
+    if held:
+        src, refs = [f for f, _ in held], [e for _, e in held]
+        greedy, beam = translate(model, tok, src), translate(model, tok, src, beam=4)
+        scores.update(set=args.eval, sentences=len(held),
+                      bleu=sacrebleu.corpus_bleu(greedy, [refs]).score,
+                      beam_bleu=sacrebleu.corpus_bleu(beam, [refs]).score)
+    out = args.out or f"checkpoints/real-{time.strftime('%Y%m%d-%H%M%S')}.pt"
+    save_translator(out, model, tok, history=history, scores=scores,
+                    train_config=dataclasses.asdict(cfg))
+    if held:
+        print(f"held-out: bleu={scores['bleu']:.1f} beam_bleu={scores['beam_bleu']:.1f} "
+              f"seconds={seconds:.1f}")
 
 
 if __name__ == "__main__":

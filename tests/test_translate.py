@@ -9,12 +9,12 @@ from illustrated.translate import SHIPPED, main
 def test_without_checkpoint_says_how(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(translate, "SHIPPED", tmp_path / "absent.pt")
-    assert main(["je suis étudiant"]) == 1
+    assert main(["je suis étudiant", "--toy"]) == 1
     assert "python -m illustrated.train" in capsys.readouterr().err
 
 
 def test_missing_file_named(tmp_path, capsys):
-    assert main(["merci", "--checkpoint", str(tmp_path / "nope.pt")]) == 1
+    assert main(["merci", "--toy", "--checkpoint", str(tmp_path / "nope.pt")]) == 1
     assert "nope.pt" in capsys.readouterr().err
 
 
@@ -25,7 +25,7 @@ needs_shipped = pytest.mark.skipif(not SHIPPED.exists(), reason="no shipped chec
 @pytest.mark.parametrize("beam", [[], ["--beam", "3"]], ids=["greedy", "beam"])
 def test_shipped_translator(tmp_path, monkeypatch, capsys, beam):
     monkeypatch.chdir(tmp_path)  # no checkpoints/ here: falls back to the shipped file
-    assert main(["je suis étudiant", "merci", *beam]) == 0
+    assert main(["je suis étudiant", "merci", "--toy", *beam]) == 0
     assert capsys.readouterr().out.splitlines() == ["i am a student", "thanks"]
 
 
@@ -33,5 +33,63 @@ def test_shipped_translator(tmp_path, monkeypatch, capsys, beam):
 def test_sentences_from_stdin(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("sys.stdin", io.StringIO("je vois un chat noir\n\nbonjour\n"))
-    assert main([]) == 0
+    assert main(["--toy"]) == 0
     assert capsys.readouterr().out.splitlines() == ["i see a black cat", "hello"]
+
+
+# The real translator: a tiny untrained one for the messages, the shipped one for the output.
+@pytest.fixture(scope="module")
+def tiny_real(tmp_path_factory):
+    import torch
+
+    from illustrated.model import Transformer
+    from illustrated.tokenizer import SubwordTokenizer
+    from illustrated.trainer import RealConfig, model_config
+    from illustrated.translator import save_translator
+
+    tok = SubwordTokenizer.load()
+    cfg = RealConfig(d_model=16, N=1, h=2, d_ff=32, dropout=0.0)
+    model = Transformer(model_config(cfg, len(tok)), torch.Generator().manual_seed(0))
+    return str(save_translator(tmp_path_factory.mktemp("real") / "t.pt", model, tok))
+
+
+def test_bad_input_messages(tiny_real, monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n  \n"))
+    assert main(["--checkpoint", tiny_real]) == 1
+    assert "nothing to translate" in capsys.readouterr().err
+    assert main(["Привет, мир.", "--checkpoint", tiny_real]) == 1
+    assert "not French: letters outside the Latin alphabet" in capsys.readouterr().err
+    assert main(["le chat " * 40, "--checkpoint", tiny_real]) == 1
+    assert "too long: 83 subword tokens, the limit is 64" in capsys.readouterr().err
+    assert main(["the weather is nice today", "--checkpoint", tiny_real]) == 0
+    out = capsys.readouterr()
+    assert "does not look like French (0 of 5 words" in out.err and len(out.out.splitlines()) == 1
+    assert main(["oui", "--beam", "-1", "--checkpoint", tiny_real]) == 2
+
+
+def test_several_sentences_and_attention(tiny_real, capsys):
+    assert main(["merci. je suis là !", "--checkpoint", tiny_real, "--attention"]) == 0
+    out = capsys.readouterr().out
+    assert "▁merci" in out and "▁là" in out  # one attention table per sentence
+
+
+def test_help_describes_every_option(capsys):
+    from illustrated.train import main as train_main
+
+    for command in (main, train_main):
+        with pytest.raises(SystemExit):
+            command(["--help"])
+        text = capsys.readouterr().out
+        assert text.count("--") >= 4 and "show this help" in text
+
+
+from illustrated.translator import SHIPPED_REAL  # noqa: E402
+
+needs_real = pytest.mark.skipif(not SHIPPED_REAL.exists(), reason="no shipped real model")
+
+
+@needs_real
+@pytest.mark.parametrize("beam", [[], ["--beam", "4"]], ids=["greedy", "beam"])
+def test_shipped_real_translator(capsys, beam):
+    assert main(["je suis étudiant", *beam]) == 0
+    assert capsys.readouterr().out.splitlines() == ["I am a student."]

@@ -18,6 +18,7 @@ must also leave its inputs as they were: one that writes into them (``x -= ...``
 Masks follow the package convention: bool, ``True`` means *may attend*.
 """
 from .attention import check_attention, check_scores
+from .batching import check_token_batches
 from .decoder import check_decoder_layer
 from .decoding import check_beam_step, check_greedy_decode
 from .layer_norm import check_layer_norm
@@ -48,4 +49,5 @@ __all__ = [
     "check_beam_step",  # chapter 10
     "check_label_smoothing_loss",  # chapter 11
     "check_transformer",  # the capstone
+    "check_token_batches",  # Real sentences
 ]

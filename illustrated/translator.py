@@ -1,0 +1,120 @@
+"""The real translator: a :class:`~illustrated.model.Transformer` with its subword tokenizer,
+saved as one small file (float16 weights, the tokenizer's JSON inside), and the functions
+that translate with it: greedy in batches, beam search one sentence at a time, and the
+cross-attention of one translation. Introduced in the chapter Real sentences.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from pathlib import Path
+
+import torch
+
+from .corpus import DATA_DIR, normalize_french
+from .decoding import beam_search, greedy_decode
+from .model import ModelConfig, Transformer
+from .tokenizer import SubwordTokenizer
+
+FORMAT = "illustrated-real-translator-1"
+SHIPPED_REAL = DATA_DIR / "translator.pt"
+MAX_LEN = 64  # longest source or target, in subword tokens with <bos> and <eos>
+_END = re.compile(r"[.!?…]$")
+
+
+def save_translator(path, model, tokenizer, **extra) -> Path:
+    """Write ``model`` (weights as float16) and ``tokenizer`` to ``path`` atomically; any
+    ``extra`` entries (history, scores) are stored alongside."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    halves, state = {}, {}
+    for k, v in model.state_dict().items():  # a shared matrix stays one tensor in the file
+        if v.data_ptr() not in halves:
+            halves[v.data_ptr()] = (v.detach().to("cpu", torch.float16)
+                                    if v.is_floating_point() else v.detach().cpu())
+        state[k] = halves[v.data_ptr()]
+    blob = {"format": FORMAT, "config": dataclasses.asdict(model.config),
+            "tokenizer": tokenizer.tok.to_str(), "state_dict": state, **extra}
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(blob, tmp)
+    os.replace(tmp, path)
+    return path
+
+
+def load_translator(path=SHIPPED_REAL):
+    """Returns ``(model, tokenizer, blob)``: the model in float32 and eval mode, the
+    :class:`~illustrated.tokenizer.SubwordTokenizer`, and the whole saved dictionary (its
+    ``history``, ``scores`` ...). A damaged or foreign file raises ``ValueError``."""
+    from tokenizers import Tokenizer
+
+    try:
+        blob = torch.load(path, weights_only=True)
+    except FileNotFoundError:
+        raise
+    except Exception as e:
+        raise ValueError(f"{path} is damaged or not a checkpoint: {e}") from None
+    if not isinstance(blob, dict) or blob.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a real-translator checkpoint (format {FORMAT})")
+    model = Transformer(ModelConfig(**blob["config"]))
+    model.load_state_dict({k: v.float() if v.is_floating_point() else v
+                           for k, v in blob["state_dict"].items()})
+    return model.eval(), SubwordTokenizer(Tokenizer.from_str(blob["tokenizer"])), blob
+
+
+def prepare(text: str) -> str:
+    """A French input as the corpus writes its sentences: normalised, lower case, and ending
+    with a punctuation mark (every sentence of the corpus does; ``.`` is added if none)."""
+    text = normalize_french(text)
+    if text and not _END.search(text):
+        text += "."
+    return text
+
+
+def translate(model, tokenizer, sentences, beam: int = 0, length_penalty: float = 0.6,
+              batch_size: int = 64, max_len: int = MAX_LEN) -> list[str]:
+    """English translations of French ``sentences`` (already :func:`prepare`-d): greedy in
+    batches of similar lengths, or beam search of size ``beam`` with the length penalty
+    ``((5 + n) / 6) ** length_penalty`` one sentence at a time."""
+    ids = [tokenizer.encode(s) for s in sentences]
+    out = [None] * len(ids)
+    if beam > 0:
+        for i, src in enumerate(ids):
+            (tokens, _), = beam_search(model, torch.tensor([src]), max_len, tokenizer.bos_id,
+                                       tokenizer.eos_id, beam, length_penalty=length_penalty)
+            out[i] = tokenizer.decode(tokens)
+        return out
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    for start in range(0, len(order), batch_size):
+        chunk = order[start:start + batch_size]
+        width = max(len(ids[i]) for i in chunk)
+        src = torch.tensor([ids[i] + [0] * (width - len(ids[i])) for i in chunk])  # (B, S)
+        ys = greedy_decode(model, src, max_len, tokenizer.bos_id, tokenizer.eos_id)  # (B, T)
+        for i, row in zip(chunk, ys):
+            out[i] = tokenizer.decode(row)
+    return out
+
+
+def cross_attention(model, tokenizer, sentence: str, translation: str | None = None):
+    """``(weights, source_pieces, target_pieces)``: the last decoder layer's
+    cross-attention, averaged over heads, ``(T, S)``, when the model reads ``sentence`` and
+    writes ``translation`` (default: its own greedy translation). Row ``i`` is the step that
+    *writes* ``target_pieces[i]`` (the English pieces, then ``<eos>``)."""
+    from .model import make_std_masks
+
+    if translation is None:
+        translation, = translate(model, tokenizer, [sentence])
+    src_ids, tgt_ids = tokenizer.encode(sentence), tokenizer.encode(translation)
+    src = torch.tensor([src_ids])  # (1, S)
+    tgt = torch.tensor([tgt_ids[:-1]])  # (1, T): <bos> w1 ... wn, the decoder's input
+    src_mask, tgt_mask = make_std_masks(src, tgt)
+    with torch.no_grad():
+        model(src, tgt, src_mask, tgt_mask)
+    w = model.decoder.layers[-1].src_attn.attention_weights[0].mean(0)  # (T, S)
+    return w, _pieces(tokenizer, src_ids), _pieces(tokenizer, tgt_ids[1:])
+
+
+def _pieces(tokenizer, ids):
+    """Readable pieces: the text of each token, ``▁`` for a leading space."""
+    names = ["<pad>", "<bos>", "<eos>", "<unk>"]
+    return [names[i] if i < 4 else tokenizer.tok.decode([i]).replace(" ", "▁") for i in ids]

@@ -1,0 +1,99 @@
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from illustrated.corpus import load_split
+from illustrated.loss import LabelSmoothingLoss
+from illustrated.tokenizer import SubwordTokenizer
+from illustrated.train import main
+from illustrated.trainer import (RealConfig, average_state_dicts, smoothed_loss_sum,
+                                 train_real)
+
+TINY = RealConfig(steps=6, max_tokens=300, warmup=3, d_model=32, N=1, h=2, d_ff=64,
+                  dropout=0.1, average=2, average_every=2, save_every=3, limit=200)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_split().train, SubwordTokenizer.load()
+
+
+def test_smoothed_loss_sum_equals_label_smoothing_loss():
+    g = torch.Generator().manual_seed(0)
+    logp = torch.randn(3, 5, 11, generator=g, dtype=torch.float64).log_softmax(-1)
+    target = torch.randint(0, 11, (3, 5), generator=g)
+    target[0, :2] = 0
+    n = int((target != 0).sum())
+    for eps in (0.0, 0.1):
+        torch.testing.assert_close(smoothed_loss_sum(logp, target, 0, eps).double(),
+                                   LabelSmoothingLoss(11, 0, eps)(logp, target) * n)
+
+
+def test_checkpoint_averaging():
+    a = {"w": torch.tensor([1.0, 2.0]), "n": torch.tensor(3)}
+    b = {"w": torch.tensor([3.0, 6.0]), "n": torch.tensor(4)}
+    avg = average_state_dicts([a, b])
+    assert torch.equal(avg["w"], torch.tensor([2.0, 4.0])) and int(avg["n"]) == 4
+    with pytest.raises(ValueError, match="different keys"):
+        average_state_dicts([a, {"w": a["w"]}])
+    with pytest.raises(ValueError, match="at least one"):
+        average_state_dicts([])
+
+
+def test_training_ends_with_the_average_of_the_last_checkpoints(data, tmp_path):
+    pairs, tok = data
+    model, hist = train_real(TINY, pairs, tok, tmp_path / "s.pt", device="cpu",
+                             progress=False)
+    snaps = torch.load(tmp_path / "s.pt", weights_only=True)["snapshots"]
+    assert len(snaps) == 2 and len(hist) == 6 and hist[-1] < hist[0]
+    for k, v in model.state_dict().items():
+        torch.testing.assert_close(v, (snaps[0][k] + snaps[1][k]) / 2)
+
+
+def test_resume_after_interrupt_gives_the_same_model(data, tmp_path):
+    pairs, tok = data
+    whole, hist = train_real(TINY, pairs, tok, tmp_path / "a.pt", device="cpu",
+                             progress=False)
+    _, part = train_real(TINY, pairs, tok, tmp_path / "b.pt", device="cpu", progress=False,
+                         stop_after=4)  # interrupted after step 4; last state: step 3
+    assert len(part) == 4
+    resumed, hist2 = train_real(TINY, pairs, tok, tmp_path / "b.pt", resume=True,
+                                device="cpu", progress=False)
+    assert hist2 == hist
+    for (k, v), w in zip(whole.state_dict().items(), resumed.state_dict().values()):
+        assert torch.equal(v, w), k
+    other = dataclasses.replace(TINY, steps=7)
+    with pytest.raises(ValueError, match="another configuration"):
+        train_real(other, pairs, tok, tmp_path / "b.pt", resume=True, device="cpu",
+                   progress=False)
+
+
+def test_two_ddp_processes_equal_one_process(tmp_path):
+    """torchrun, 2 CPU processes (gloo), each half of every global batch: the same weights
+    as one process on the whole batch (no dropout, so no random stream differs)."""
+    flags = ["--corpus", "tatoeba", "--tiny", "--limit", "200", "--steps", "3",
+             "--max-tokens", "300", "--eval", "none", "--no-progress"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    env.pop("WORLD_SIZE", None)
+    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                    "--nproc_per_node", "2", "-m", "illustrated.train", *flags,
+                    "--state", str(tmp_path / "ddp.pt"), "--out", str(tmp_path / "ddp-t.pt")],
+                   check=True, cwd=ROOT, env=env, capture_output=True, timeout=120)
+    main([*flags, "--device", "cpu", "--state", str(tmp_path / "one.pt"),
+          "--out", str(tmp_path / "one-t.pt")])
+    ddp = torch.load(tmp_path / "ddp.pt", weights_only=True)
+    one = torch.load(tmp_path / "one.pt", weights_only=True)
+    assert ddp["step"] == one["step"] == 3
+    torch.testing.assert_close(ddp["history"], one["history"], rtol=1e-5, atol=1e-6)
+    # Adam divides each gradient by its own running size, so where a gradient is near 0
+    # the last-bit differences of two summation orders grow to a fraction of one step's
+    # size (the learning rate, here about 0.06): the tolerance is 1e-4, 0.2 % of a step.
+    for k, v in one["model"].items():
+        torch.testing.assert_close(ddp["model"][k], v, rtol=1e-4, atol=1e-4)
+    assert ddp["history"][0] > 0
