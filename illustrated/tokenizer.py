@@ -22,7 +22,8 @@ class SubwordTokenizer:
     ``eos_id`` = 2 (the ids of :class:`illustrated.data.Vocab`).
 
     Args:
-        tokenizer: a ``tokenizers.Tokenizer`` whose first four tokens are :data:`SPECIALS`.
+        tokenizer: a ``tokenizers.Tokenizer`` whose first four tokens are ``SPECIALS``
+            (``<pad>``, ``<bos>``, ``<eos>``, ``<unk>``).
     """
 
     pad_id, bos_id, eos_id, unk_id = 0, 1, 2, 3

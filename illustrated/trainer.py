@@ -65,8 +65,8 @@ def smoothed_loss_sum(logp: torch.Tensor, target: torch.Tensor, pad_id: int, eps
 
 
 def average_state_dicts(states: list[dict]) -> dict:
-    """The element-wise mean of several ``state_dict``s of one model (the paper's
-    checkpoint averaging); integer entries are taken from the last."""
+    """The element-wise mean of several state dicts of one model (the paper's checkpoint
+    averaging); integer entries are taken from the last."""
     if not states:
         raise ValueError("average_state_dicts needs at least one state_dict")
     keys = states[0].keys()
@@ -100,6 +100,8 @@ def _distributed(device: str):
 
 
 def model_config(cfg: RealConfig, vocab: int) -> ModelConfig:
+    """The :class:`~illustrated.model.ModelConfig` of a real translator: ``cfg``'s sizes, one
+    shared subword vocabulary of ``vocab`` tokens for both languages."""
     return ModelConfig(src_vocab=vocab, tgt_vocab=vocab, N=cfg.N, d_model=cfg.d_model,
                        d_ff=cfg.d_ff, h=cfg.h, dropout=cfg.dropout, max_len=128,
                        share_embeddings=True)
