@@ -12,7 +12,7 @@ module              what it holds                                             ch
 ``layers``          embeddings, feed-forward, residual+norm, enc/dec layers   8-9
 ``model``           the full encoder-decoder ``Transformer``                  1, 9
 ``draw``            figures computed from tensors                             all
-``exercises``       auto-checkers for the end-of-chapter exercises            2-8
+``exercises``       auto-checkers for the end-of-chapter exercises            2-15
 ``data``            toy French-English corpus, vocabulary, batching           11
 ``loss``            label-smoothed loss (KL form)                             11
 ``decoding``        greedy decoding with a key/value cache, beam search       10
@@ -23,6 +23,8 @@ module              what it holds                                             ch
 ``batching``        length-bucketed batches of a token budget                 12
 ``trainer``         real training: averaging, resume, devices, DDP            12
 ``translator``      the real translator's file, greedy/beam, attention        12
+``checkpoint``      atomic checkpoint files, read back with a format check    11, 12
+``errata``          ``check_claim``: a source against the corrected version   appendix
 ==================  ========================================================  =========
 
 Shape letters used in every docstring and shape comment:

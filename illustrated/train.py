@@ -9,13 +9,13 @@ import dataclasses
 import os
 import random
 import time
-from pathlib import Path
 from typing import Callable
 
 import torch
 import tqdm
 from torch import nn
 
+from .checkpoint import read_checked, write_atomically
 from .data import FIXED, Vocab, make_batch, split_pairs
 from .decoding import greedy_decode
 from .loss import LabelSmoothingLoss
@@ -112,29 +112,17 @@ def translate_ids(model, sv, tv, sentences, max_len=32):
 
 
 def save_checkpoint(path, model, sv, tv, history=()):
-    """Write atomically: a temporary file, then ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write atomically (:func:`illustrated.checkpoint.write_atomically`)."""
     blob = {"format": FORMAT, "config": dataclasses.asdict(model.config),
             "src_vocab": sv.itos, "tgt_vocab": tv.itos, "history": list(history),
             "state_dict": model.state_dict()}
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(blob, tmp)
-    os.replace(tmp, path)
-    return path
+    return write_atomically(blob, path)
 
 
 def load_checkpoint(path):
     """Returns ``(model, src_vocab, tgt_vocab)``; a damaged file or one of another shape
     raises ``ValueError`` naming the file."""
-    try:
-        blob = torch.load(path, weights_only=True)
-    except FileNotFoundError:
-        raise
-    except Exception as e:
-        raise ValueError(f"{path} is damaged or not a checkpoint: {e}") from None
-    if not isinstance(blob, dict) or blob.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a translator checkpoint (format {FORMAT})")
+    blob = read_checked(path, FORMAT, "translator checkpoint")
     model = Transformer(ModelConfig(**blob["config"]))
     try:
         model.load_state_dict(blob["state_dict"])

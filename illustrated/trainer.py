@@ -23,6 +23,7 @@ import tqdm
 from torch import distributed as dist
 
 from .batching import shard, token_batches
+from .checkpoint import write_atomically
 from .data import make_batch
 from .model import ModelConfig, Transformer
 from .train import rate
@@ -114,11 +115,7 @@ def _averaged_at(cfg: RealConfig, step: int) -> bool:
 
 
 def _save_state(path, blob) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(blob, tmp)
-    os.replace(tmp, path)  # atomic: a killed process leaves the previous file whole
+    write_atomically(blob, path)  # a killed process leaves the previous state whole
 
 
 def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool = False,

@@ -6,12 +6,12 @@ cross-attention of one translation. Introduced in the chapter Real sentences.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from pathlib import Path
 
 import torch
 
+from .checkpoint import read_checked, write_atomically
 from .corpus import DATA_DIR, normalize_french
 from .decoding import beam_search, greedy_decode
 from .model import ModelConfig, Transformer
@@ -26,8 +26,6 @@ _END = re.compile(r"[.!?…]$")
 def save_translator(path, model, tokenizer, **extra) -> Path:
     """Write ``model`` (weights as float16) and ``tokenizer`` to ``path`` atomically; any
     ``extra`` entries (history, scores) are stored alongside."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     halves, state = {}, {}
     for k, v in model.state_dict().items():  # a shared matrix stays one tensor in the file
         if v.data_ptr() not in halves:
@@ -36,10 +34,7 @@ def save_translator(path, model, tokenizer, **extra) -> Path:
         state[k] = halves[v.data_ptr()]
     blob = {"format": FORMAT, "config": dataclasses.asdict(model.config),
             "tokenizer": tokenizer.tok.to_str(), "state_dict": state, **extra}
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(blob, tmp)
-    os.replace(tmp, path)
-    return path
+    return write_atomically(blob, path)
 
 
 def load_translator(path=SHIPPED_REAL):
@@ -48,14 +43,7 @@ def load_translator(path=SHIPPED_REAL):
     ``history``, ``scores`` ...). A damaged or foreign file raises ``ValueError``."""
     from tokenizers import Tokenizer
 
-    try:
-        blob = torch.load(path, weights_only=True)
-    except FileNotFoundError:
-        raise
-    except Exception as e:
-        raise ValueError(f"{path} is damaged or not a checkpoint: {e}") from None
-    if not isinstance(blob, dict) or blob.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a real-translator checkpoint (format {FORMAT})")
+    blob = read_checked(path, FORMAT, "real-translator checkpoint")
     model = Transformer(ModelConfig(**blob["config"]))
     model.load_state_dict({k: v.float() if v.is_floating_point() else v
                            for k, v in blob["state_dict"].items()})
