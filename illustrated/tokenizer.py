@@ -51,6 +51,24 @@ class SubwordTokenizer:
         return cls(tok)
 
     @classmethod
+    def train_words(cls, texts, vocab_size: int = 8000) -> "SubwordTokenizer":
+        """A word-level vocabulary instead, as source 001 (d2l) uses: the ``vocab_size`` most
+        frequent words and punctuation marks; any other word becomes ``<unk>``. For comparing
+        words with subwords (``python -m illustrated.train --corpus tatoeba --tokens word``)."""
+        from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+        tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
+        # words (apostrophes and hyphens kept: c'est, n'est-ce) and punctuation marks, the
+        # split of illustrated.data.tokenize
+        tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\w'’-]+|[^\w\s]"), behavior="removed",
+                                                 invert=True)
+        tok.decoder = decoders.WordPiece(prefix="##", cleanup=True)  # joins words, tidies " ."
+        trainer = trainers.WordLevelTrainer(vocab_size=vocab_size, special_tokens=SPECIALS,
+                                            show_progress=False)
+        tok.train_from_iterator(list(texts), trainer)
+        return cls(tok)
+
+    @classmethod
     def load(cls, path=TOKENIZER_FILE) -> "SubwordTokenizer":
         from tokenizers import Tokenizer
 

@@ -173,6 +173,10 @@ def _parser():
     real.add_argument("--new-tokenizer", action="store_true",
                       help="train the BPE tokenizer on the training split and save it to "
                       "chapters/data/tatoeba/tokenizer.json first")
+    real.add_argument("--tokens", choices=["bpe", "word"], default="bpe",
+                      help="bpe: the shipped subword tokenizer (default); word: a word-level "
+                      "vocabulary of the 8,000 most frequent words, trained on the spot, to "
+                      "compare the two by held-out BLEU")
     real.add_argument("--eval", choices=["dev", "test", "none"], default="test",
                       help="held-out set scored at the end (default %(default)s)")
     real.add_argument("--eval-limit", type=int, default=0,
@@ -216,10 +220,13 @@ def _main_real(args):
         over.update(d_model=32, N=1, h=2, d_ff=64, dropout=0.0)
     cfg = dataclasses.replace(RealConfig(seed=args.seed, limit=args.limit), **over)
     split = load_split(seed=args.seed)
-    if args.new_tokenizer:
-        tok = SubwordTokenizer.train([x for pair in split.train for x in pair])
-        tok.save(TOKENIZER_FILE)
-    tok = SubwordTokenizer.load(TOKENIZER_FILE)
+    if args.tokens == "word":  # an experiment: kept in its checkpoint, never saved alone
+        tok = SubwordTokenizer.train_words([x for pair in split.train for x in pair])
+    else:
+        if args.new_tokenizer:
+            tok = SubwordTokenizer.train([x for pair in split.train for x in pair])
+            tok.save(TOKENIZER_FILE)
+        tok = SubwordTokenizer.load(TOKENIZER_FILE)
     t0 = time.perf_counter()
     model, history = train_real(cfg, split.train, tok, args.state, args.resume, args.device,
                                 args.amp, not args.no_progress, args.stop_after)

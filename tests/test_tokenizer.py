@@ -32,3 +32,13 @@ def test_specials_and_unknown_characters(tok):
 def test_train_a_small_tokenizer():
     tok = SubwordTokenizer.train(["le chat noir.", "the black cat."] * 50, vocab_size=300)
     assert 260 <= len(tok) <= 300 and tok.decode(tok.encode("le chat.")) == "le chat."
+
+
+def test_a_word_level_vocabulary_for_comparison():
+    texts = ["c'est le chat noir.", "it is the black cat.", "le chat dort ?", "n'est-ce pas ?"]
+    tok = SubwordTokenizer.train_words(texts, vocab_size=100)
+    assert len(tok) == 4 + 14  # the specials, then every word and mark seen
+    ids = tok.encode("c'est le chien noir.")
+    assert ids.count(tok.unk_id) >= 1  # "chien" was never seen: <unk>, unlike byte-level BPE
+    assert tok.decode(tok.encode("le chat noir.")) == "le chat noir."
+    assert tok.pieces("n'est-ce pas ?") == ["n'est-ce", "pas", "?"]  # apostrophes kept
