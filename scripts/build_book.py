@@ -34,6 +34,8 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from vendor import vendor
+
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "_build"
 CACHE = BUILD / ".jupyter_cache"  # where Jupyter Book puts it: <output>/.jupyter_cache
@@ -144,6 +146,7 @@ def check_config() -> Path:
 
 
 def build() -> int:
+    vendor()  # the live pages' JavaScript; without it the rest still builds
     config = load_config()
     execute = config.get("execute", {})
     if execute.get("execute_notebooks") == "cache":
@@ -166,6 +169,7 @@ def check() -> int:
     start = time.perf_counter()
     shutil.rmtree(BUILD, ignore_errors=True)
     BUILD.mkdir()
+    vendor()
     rc, problems = jupyter_book("--config", str(check_config()), "-W", "-n", "--keep-going")
     seconds = time.perf_counter() - start
     if rc != 0:
