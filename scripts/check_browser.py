@@ -201,6 +201,40 @@ def check_solutions(page, name: str) -> list[str]:
     return problems
 
 
+def open_page(context, origin: str, name: str, log: list[str]):
+    """A new page in ``context`` that blocks and logs (in ``log``, as ``name: rule: ...``)
+    every request to another host, console error, uncaught error, failed local request and
+    HTTP error. Not yet navigated: ``page.goto(f"{origin}/{name}")``."""
+    page = context.new_page()
+
+    def route(route):
+        if is_local(route.request.url, origin):
+            return route.continue_()
+        log.append(f"{name}: request: to another host: {route.request.url}")
+        return route.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: m.type == "error" and log.append(f"{name}: console: {m.text[:200]}"))
+    page.on("pageerror", lambda e: log.append(f"{name}: console: uncaught {e}"))
+    page.on("requestfailed", lambda r: is_local(r.url, origin) and
+            log.append(f"{name}: request: failed {r.url} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and
+            log.append(f"{name}: request: HTTP {r.status} for {r.url}"))
+    return page
+
+
+def interactive_checks():
+    """The ``check(context, origin, html_dir) -> list[str]`` function of every module in
+    scripts/browser_checks/, in name order. Each opens its pages with :func:`open_page`
+    and returns its problems as ``page: rule: message`` lines."""
+    import importlib
+
+    folder = Path(__file__).resolve().parent / "browser_checks"
+    sys.path.insert(0, str(folder.parent))
+    return [importlib.import_module(f"browser_checks.{f.stem}").check
+            for f in sorted(folder.glob("[!_]*.py"))]
+
+
 def check_site(html_dir: Path, shots: Path) -> list[str]:
     from playwright.sync_api import sync_playwright
 
@@ -214,24 +248,7 @@ def check_site(html_dir: Path, shots: Path) -> list[str]:
             context = browser.new_context(viewport={"width": 1280, "height": 900})
             for name in html_pages(html_dir):
                 page_log = []
-                page = context.new_page()
-
-                def route(route, log=page_log, name=name):
-                    if is_local(route.request.url, origin):
-                        return route.continue_()
-                    log.append(f"{name}: request: to another host: {route.request.url}")
-                    return route.abort()
-
-                page.route("**/*", route)
-                page.on("console", lambda m, log=page_log, name=name: m.type == "error"
-                        and log.append(f"{name}: console: {m.text[:200]}"))
-                page.on("pageerror", lambda e, log=page_log, name=name:
-                        log.append(f"{name}: console: uncaught {e}"))
-                page.on("requestfailed", lambda r, log=page_log, name=name:
-                        is_local(r.url, origin) and
-                        log.append(f"{name}: request: failed {r.url} ({r.failure})"))
-                page.on("response", lambda r, log=page_log, name=name: r.status >= 400 and
-                        log.append(f"{name}: request: HTTP {r.status} for {r.url}"))
+                page = open_page(context, origin, name, page_log)
                 page.goto(f"{origin}/{name}", wait_until="load")
                 found = inspect(page)
                 ids_by_page[name], links_by_page[name] = set(found["ids"]), found["links"]
@@ -241,6 +258,9 @@ def check_site(html_dir: Path, shots: Path) -> list[str]:
                 problems += page_problems(name, found) + check_solutions(page, name)
                 problems += page_log
                 page.close()
+            # Interactive checks (scripts/browser_checks/*.py): a reader's typing and dragging.
+            for check in interactive_checks():
+                problems += check(context, origin, html_dir)
             browser.close()
     finally:
         server.shutdown()
