@@ -32,13 +32,14 @@ TRICKY = [
     "« Bonjour », dit-il.", "«\u00a0Oui\u00a0»", "Vraiment\u202f?", "Quoi\u202f!\u202f?",
     "tab\there", "deux  espaces", "trois   espaces\t\tet tabs", "ligne\nligne\r\nfin",
     "  devant", "derrière  ", "\t\n au milieu \n\t", "\u3000ideographic\u2003em\u2009thin",
-    "zero\u200bwidth", "bom\ufeffhere", "nel\x85next", "fs\x1cgs\x1drs\x1eus\x1f",
+    "zero\u200bwidth", "bom\ufeffhere", "bom\ufeff!", "nel\x85next", "nel\x85!", "fs\x1cgs\x1drs\x1eus\x1f",
     "1 2 3", "J'ai 42 ans et 3,14 euros.", "12345678901234567890", "1er 2e 3ème ½ ² Ⅻ",
     "?!", "Quoi ?!", "...", "…", "Non!!!??", "a-t-il", "(parenthèses) [crochets] {accolades}",
     "@#$%^&*_+=|\\/<>~", "prix : 5 € ou 4 £", "😀", "Je t'aime ❤️ 👍🏽", "👨‍👩‍👧",
     "人工智能", "我爱你。", "日本語のテキスト", "Привет, мир", "Καλημέρα ΟΔΟΣ",
     "مرحبا", "İstanbul", "straße STRASSE", "ǅ ǈ ǋ", "ﬁ ligature",
-    "anticonstitutionnellement", "x" * 300, "a" * 3000, "é" * 200, "人" * 100, "ab" * 150 + ".",
+    "anticonstitutionnellement", "x" * 300, "a" * 3000,
+    "l'eee", "n°000 et x00000", "....", "!!!!!",  # equal ranks: the leftmost pair first "é" * 200, "人" * 100, "ab" * 150 + ".",
     "<eos>", "a<eos>b", "x <pad> y <bos><unk>", "< eos >", "<EOS>",
     " ", "", "\t\n", "\u202f", "\u200b",  # blank: encode raises
     "sans point", "avec point.", "question?", "exclamation!", "points…", "fin.\n",
@@ -82,20 +83,24 @@ def python_answers(tok: SubwordTokenizer, job: dict) -> dict:
     return {"prepare": each(job["prepare"], prepare),
             "encode": each(job["encode"], tok.encode),
             "decode": each(job["decode"], tok.decode),
-            "pieces": each(job["pieces"], lambda ids: _pieces(tok, ids))}
+            "pieces": each(job["pieces"], lambda ids: _pieces(tok, ids)),
+            "words": [[w for w, _ in tok.tok.pre_tokenizer.pre_tokenize_str(t)]
+                      for t in job["words"]]}
 
 
 def make_job(tok: SubwordTokenizer, sentences: list[str], extra=()) -> dict:
     """Every comparison: ``prepare`` of the sentences and TRICKY; ``encode`` of those,
     raw and prepared, and of ``extra``; ``pieces`` and ``decode`` of their encodings;
-    ``decode`` and ``pieces`` of random ids."""
+    ``decode`` and ``pieces`` of random ids; the pre-tokenizer's ``words`` (the GPT-2
+    split, in byte characters) of TRICKY, raw and prepared."""
     inputs = sentences + TRICKY
     texts = inputs + [p for p in map(prepare, TRICKY) if p not in inputs] + list(extra)
     encoded = [tok.encode(t) for t in texts if t.strip()]
     ids = random_ids()
     return {"tokenizer": str(TOKENIZER_FILE), "prepare": inputs, "encode": texts,
             "decode": encoded + ids,
-            "pieces": encoded + [[i for i in seq if i < 4000] for seq in ids]}
+            "pieces": encoded + [[i for i in seq if i < 4000] for seq in ids],
+            "words": TRICKY + [prepare(t) for t in TRICKY]}
 
 
 def mismatches(job: dict, expected: dict, got: dict, limit: int = 10) -> list[str]:
@@ -103,7 +108,7 @@ def mismatches(job: dict, expected: dict, got: dict, limit: int = 10) -> list[st
     equal when both raised (Python's ValueError is a JavaScript Error)."""
     kinds = {"ValueError": "Error", "TypeError": "TypeError"}
     out = []
-    for name in ("prepare", "encode", "decode", "pieces"):
+    for name in ("prepare", "encode", "decode", "pieces", "words"):
         for x, want, have in zip(job[name], expected[name], got[name]):
             if isinstance(want, dict) and isinstance(have, dict):
                 if have["error"].split(":")[0] == kinds[want["error"].split(":")[0]]:

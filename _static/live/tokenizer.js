@@ -199,6 +199,7 @@ export class Tokenizer {
    *  anything between kept: SplitDelimiterBehavior::Isolated), then each word's UTF-8 bytes
    *  as BYTE_CHAR characters. */
   preTokenize(piece) {
+    if (!piece) return [];                // Rust drops empty splits: no prefix space alone
     if (this.addPrefixSpace && !piece.startsWith(" ")) piece = " " + piece;
     const words = [];
     if (this.useRegex) {
