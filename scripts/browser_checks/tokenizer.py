@@ -73,6 +73,10 @@ def check(context, origin: str, html_dir: Path) -> list[str]:
     except Error as err:
         return log + [f"{PAGE}: tokenizer: the module did not run: {str(err).splitlines()[0]}"]
     finally:
+        try:  # a page closed mid-download leaves a BrokenPipeError in the server's log
+            page.wait_for_load_state("networkidle", timeout=5000)
+        except Error:
+            pass
         page.close()
     problems = [f"{PAGE}: tokenizer: {m}" for m in t.mismatches(job, expected, got)]
     print(f"tokenizer: {len(job['encode'])} texts encoded, {len(job['decode'])} decoded in "
