@@ -32,7 +32,7 @@ TRICKY = [
     "« Bonjour », dit-il.", "«\u00a0Oui\u00a0»", "Vraiment\u202f?", "Quoi\u202f!\u202f?",
     "tab\there", "deux  espaces", "trois   espaces\t\tet tabs", "ligne\nligne\r\nfin",
     "  devant", "derrière  ", "\t\n au milieu \n\t", "\u3000ideographic\u2003em\u2009thin",
-    "zero\u200bwidth", "bom\ufeffhere", "bom\ufeff!", "nel\x85next", "nel\x85!", "fs\x1cgs\x1drs\x1eus\x1f",
+    "zero\u200bwidth", "bom\ufeffhere", "bom\ufeff!", "\ufeffBOM first", "nel\x85next", "nel\x85!", "fs\x1cgs\x1drs\x1eus\x1f",
     "1 2 3", "J'ai 42 ans et 3,14 euros.", "12345678901234567890", "1er 2e 3ème ½ ² Ⅻ",
     "?!", "Quoi ?!", "...", "…", "Non!!!??", "a-t-il", "(parenthèses) [crochets] {accolades}",
     "@#$%^&*_+=|\\/<>~", "prix : 5 € ou 4 £", "😀", "Je t'aime ❤️ 👍🏽", "👨‍👩‍👧",
@@ -97,6 +97,8 @@ def make_job(tok: SubwordTokenizer, sentences: list[str], extra=()) -> dict:
     texts = inputs + [p for p in map(prepare, TRICKY) if p not in inputs] + list(extra)
     encoded = [tok.encode(t) for t in texts if t.strip()]
     ids = random_ids()
+    bom = tok.encode("a\ufeffb")  # text that starts with a byte order mark: kept
+    ids.append([bom[0]] + bom[2:])
     return {"tokenizer": str(TOKENIZER_FILE), "prepare": inputs, "encode": texts,
             "decode": encoded + ids,
             "pieces": encoded + [[i for i in seq if i < 4000] for seq in ids],
