@@ -151,10 +151,23 @@ def _term_tooltips(app, doctree, docname):
     add_term_titles(doctree, titles)
 
 
+def _live_files_stay_on_their_page(app, config):
+    """Jupyter Book adds every .js and .css file under _static/ to every page as a classic
+    script or style sheet. Those of _static/live/ are ES modules (``export`` is a syntax
+    error in a classic script) and the live translator's style: its page loads them."""
+    def live(entry):
+        name = entry[0] if isinstance(entry, (tuple, list)) else entry
+        return str(name).startswith("live/")
+
+    config.html_js_files = [f for f in config.html_js_files if not live(f)]
+    config.html_css_files = [f for f in config.html_css_files if not live(f)]
+
+
 def setup(app):
     if not getattr(NbElementRenderer.render_image, "keeps_alt", False):
         NbElementRenderer.render_image = _with_alt(NbElementRenderer.render_image)
     app.connect("config-inited", _launch_buttons_need_a_repository, priority=900)
+    app.connect("config-inited", _live_files_stay_on_their_page)
     app.add_css_file("cjk.css")
     app.connect("html-page-context", _preload_font)
     app.connect("html-page-context", _page_fixes)

@@ -79,3 +79,16 @@ def test_math_in_a_tooltip_reads_as_plain_text():
     para = nodes.paragraph("", "", nodes.Text("width "), nodes.math("", r"d_{model}/h"),
                            nodes.Text("."))
     assert site_extras._plain_text(para) == "width d_model/h."
+
+
+def test_the_live_pages_modules_are_not_added_to_every_page():
+    """Jupyter Book lists every _static .js and .css file for every page; _static/live/'s
+    ES modules and style sheet stay for the page that loads them."""
+    from types import SimpleNamespace
+
+    config = SimpleNamespace(
+        html_js_files=["vendor/vega.min.js", "live/tokenizer.js", ("live/page.js", {})],
+        html_css_files=["cjk.css", "live/live.css"])
+    site_extras._live_files_stay_on_their_page(None, config)
+    assert config.html_js_files == ["vendor/vega.min.js"]
+    assert config.html_css_files == ["cjk.css"]
