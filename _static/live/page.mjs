@@ -1,16 +1,16 @@
 // The live translator page (chapters/live_translator.md): read the French, tokenise it as
-// illustrated.translator does, decode greedily or with beam search (decoding.js) with the
-// ONNX graphs (model.js), and draw the attention heat maps (heatmap.js).
+// illustrated.translator does, decode greedily or with beam search (decoding.mjs) with the
+// ONNX graphs (model.mjs), and draw the attention heat maps (heatmap.mjs).
 //
 // For the browser check (scripts/browser_checks/live_translator.py) the page exposes
 // window.liveTranslator: `ready` (a promise), `runs` (translations shown so far), `last`
 // (the last one's ids) and translateIds(srcIds, {beam}) (ids in, ids out, no tokenizer).
 
-import { beamSearch, greedyDecode } from "./decoding.js";
-import { heatmap } from "./heatmap.js";
-import { attentionMatrix, LiveModel } from "./model.js";
+import { beamSearch, greedyDecode } from "./decoding.mjs";
+import { heatmap } from "./heatmap.mjs";
+import { attentionMatrix, LiveModel } from "./model.mjs";
 
-const root = document.getElementById("live-translator");
+const root = document.getElementById("lt-app");
 const $ = (selector) => root.querySelector(selector);
 const say = (text, state) => {
   $("#lt-status").textContent = text;
@@ -120,10 +120,7 @@ async function onSubmit(event) {
 }
 
 async function start() {
-  if (location.protocol === "file:") {
-    return say("Browsers do not run this page from a file: run `make serve` and open the " +
-               "address it prints.", "file");
-  }
+  if (location.protocol === "file:") return; // the page's inline script has said why
   const response = await fetch(new URL("manifest.json", import.meta.url));
   if (!response.ok) {
     return say("This build of the book has no model files for the translator " +

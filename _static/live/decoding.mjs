@@ -3,7 +3,7 @@
 //
 // `step(prefixes)` stands for illustrated.decoding._step: given K prefixes (arrays of token
 // ids, each starting with <bos>) it resolves to K Float32Arrays, the log-probabilities of
-// the next token after each prefix. Here the decoder graph computes it (model.js).
+// the next token after each prefix. Here the decoder graph computes it (model.mjs).
 // Scores are JavaScript numbers, i.e. float64, as _beam's `.double()` scores.
 
 // torch.argmax: the index of the largest value, the first one among equal maxima.

@@ -57,7 +57,7 @@ export class LiveModel {
     return { logp: rows, crossAttention: out.cross_attention };
   }
 
-  // The `step` of decoding.js (illustrated.decoding._step) for this source.
+  // The `step` of decoding.mjs (illustrated.decoding._step) for this source.
   stepper(encoded) {
     return async (prefixes) => (await this.decode(encoded, prefixes)).logp;
   }
