@@ -74,7 +74,7 @@ class EncoderGraph(nn.Module):
 
 class DecoderGraph(nn.Module):
     """One decoding step for ``K`` prefixes of one source, as
-    :func:`illustrated.decoding._step` without a cache, plus the cross-attention weights."""
+    ``illustrated.decoding._step`` without a cache, plus the cross-attention weights."""
 
     def __init__(self, model: Transformer):
         super().__init__()
