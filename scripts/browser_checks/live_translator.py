@@ -15,6 +15,7 @@ And opened from file://, the page says in one line to run `make serve`.
 """
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from pathlib import Path
@@ -31,7 +32,6 @@ def python_translations(n: int) -> list[dict]:
     from illustrated.corpus import load_split
     from illustrated.decoding import beam_search, greedy_decode
     from illustrated.translator import MAX_LEN, load_translator, prepare, translate
-    import inspect
 
     alpha = inspect.signature(translate).parameters["length_penalty"].default
     model, tok, _ = load_translator()
@@ -134,6 +134,7 @@ def check_file_url(context, html_dir: Path) -> list[str]:
 
 def check(context, origin: str, html_dir: Path) -> list[str]:
     from check_browser import open_page
+    from playwright.sync_api import Error
 
     if not (html_dir / PAGE).is_file():
         return [f"{PAGE}: live: the page was not built"]
@@ -149,18 +150,22 @@ def check(context, origin: str, html_dir: Path) -> list[str]:
     log: list[str] = []
     page = open_page(context, origin, PAGE, log)
     page.goto(f"{origin}/{PAGE}", wait_until="load")
-    page.evaluate("window.liveTranslator.ready")
-    problems = check_ids(page, refs, manifest)
-    typed = "skipped"
-    if manifest["tokenizer_js"]:
-        problems += check_typed(page, refs)
-        typed = "typed"
-        shots = html_dir.parent / "screenshots"
-        shots.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(shots / "live_translator_translated.png"), full_page=True)
-    else:
-        print(f"live translator: typing SKIPPED: this build has no _static/live/tokenizer.js "
-              f"(only ids in, ids out checked)")
+    problems, typed = [], "skipped"
+    try:
+        page.evaluate("window.liveTranslator.ready")
+        problems += check_ids(page, refs, manifest)
+        if manifest["tokenizer_js"]:
+            problems += check_typed(page, refs)
+            typed = "typed"
+            shots = html_dir.parent / "screenshots"
+            shots.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(shots / "live_translator_translated.png"), full_page=True)
+        else:
+            print("live translator: typing SKIPPED: this build has no "
+                  "_static/live/tokenizer.js (only ids in, ids out checked)")
+    except Error as error:  # the page broke: say where, let the other checks run
+        problems.append(f"{PAGE}: live: {str(error).splitlines()[0][:200]} (status: "
+                        f"{page.locator('#lt-status').text_content()!r})")
     page.close()
     problems += log + check_file_url(context, html_dir)
     print(f"live translator: {len(refs)} held-out sentences, greedy and beam {BEAM}, ids in "
