@@ -22,8 +22,10 @@ function colour(w) {
 export function heatmap(matrix, rowLabels, colLabels, caption) {
   const { rows, cols } = matrix;
   const width = (labels) => Math.max(...labels.map((s) => s.length)) * 7.5 + 10;
-  const left = width(rowLabels), top = width(colLabels);
-  const svg = el("svg", { width: left + cols * CELL + 4, height: top + rows * CELL + 4,
+  // Column labels are turned 60 degrees: they rise by sin 60 and lean right by cos 60.
+  const left = width(rowLabels), top = width(colLabels) * 0.87 + 8;
+  const svg = el("svg", { width: left + cols * CELL + width(colLabels) * 0.5 + 4,
+                          height: top + rows * CELL + 4,
                           role: "img", "aria-label": caption,
                           "data-rows": rows, "data-cols": cols, class: "lt-heatmap" });
   svg.append(el("title", {}, caption));
