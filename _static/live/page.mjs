@@ -35,12 +35,13 @@ function model() {
   return modelPromise;
 }
 
-// Source ids -> {srcIds, tokens, score, selfAttention, crossAttention}; `beam` 0: greedy.
-async function translateIds(srcIds, { beam = 0 } = {}) {
+// Source ids -> {srcIds, tokens, score, selfAttention, crossAttention}; `beam` 0: greedy;
+// `maxLen` as illustrated.translator.MAX_LEN unless given.
+async function translateIds(srcIds, { beam = 0, maxLen = manifest.max_len } = {}) {
   const m = await model();
   const encoded = await m.encode(srcIds); // model.encode(src, src_mask)
   const step = m.stepper(encoded);
-  const options = { maxLen: manifest.max_len, bosId: manifest.bos_id, eosId: manifest.eos_id };
+  const options = { maxLen, bosId: manifest.bos_id, eosId: manifest.eos_id };
   let tokens, score = null;
   if (beam > 0) { // illustrated.translator.translate(..., beam=beam): its length penalty
     ({ tokens, score } = (await beamSearch(step, { ...options, beamSize: beam,

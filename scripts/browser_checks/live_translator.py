@@ -5,7 +5,8 @@ Held-out sentences (the test split), translated by the page in the browser, must
 ``illustrated.translator.translate``) on the same checkpoint, token for token:
 
 (a) ids in, ids out: ``window.liveTranslator.translateIds`` on Python's source ids (no
-    tokenizer involved);
+    tokenizer involved); on a few sentences also beam sizes 1 and 8, and a ``max_len``
+    that cuts the translations short;
 (b) as a reader: each sentence typed into the text box, greedy then beam chosen, the
     button pressed; the page's source ids (its JavaScript tokenizer) and output ids are
     compared, and both heat maps must have one row per query piece and one column per key
@@ -23,6 +24,7 @@ from pathlib import Path
 PAGE = "chapters/live_translator.html"
 N_SENTENCES = 32
 BEAM = 4
+EXTRA, SHORT = 4, 4  # sentences also checked with beam sizes 1 and 8, and max_len SHORT
 
 
 def python_translations(n: int) -> list[dict]:
@@ -43,6 +45,19 @@ def python_translations(n: int) -> list[dict]:
         (beam, _), = beam_search(model, src, MAX_LEN, tok.bos_id, tok.eos_id, BEAM,
                                  length_penalty=alpha)
         out.append({"text": french, "ids": ids, "greedy": greedy, "beam": beam.tolist()})
+    # Other settings on a few: beam sizes 1 and 8, and a max_len that cuts translations
+    # short (the search's out-of-length branch).
+    for ref in out[:EXTRA]:
+        src = torch.tensor([ref["ids"]])  # (1, S)
+        ref["extra"] = [
+            ({"beam": k, "maxLen": MAX_LEN}, beam_search(
+                model, src, MAX_LEN, tok.bos_id, tok.eos_id, k, length_penalty=alpha)[0][0])
+            for k in (1, 8)] + [
+            ({"beam": 0, "maxLen": SHORT}, greedy_decode(
+                model, src, SHORT, tok.bos_id, tok.eos_id)[0]),
+            ({"beam": BEAM, "maxLen": SHORT}, beam_search(
+                model, src, SHORT, tok.bos_id, tok.eos_id, BEAM, length_penalty=alpha)[0][0])]
+        ref["extra"] = [(options, tokens.tolist()) for options, tokens in ref["extra"]]
     return out
 
 
@@ -64,6 +79,12 @@ def check_ids(page, refs, manifest) -> list[str]:
             S, T, N, H = len(ref["ids"]), len(got["tokens"]) - 1, manifest["N"], manifest["h"]
             problems += differs(how, "cross-attention shape", got["cross"], [1, N, H, T, S])
             problems += differs(how, "self-attention shape", got["self"], [1, N, H, S, S])
+        for options, want in ref.get("extra", []):
+            got = page.evaluate("""async ([ids, options]) =>
+                (await window.liveTranslator.translateIds(ids, options)).tokens""",
+                                [ref["ids"], options])
+            problems += differs(f"sentence {i} ({ref['text']!r}), {options}, ids in",
+                                "tokens", got, want)
     return problems
 
 
