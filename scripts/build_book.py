@@ -34,6 +34,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from export_onnx import export_onnx
 from vendor import vendor
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,6 +148,7 @@ def check_config() -> Path:
 
 def build() -> int:
     vendor()  # the live pages' JavaScript; without it the rest still builds
+    export_onnx()  # the live translator's model files; likewise
     config = load_config()
     execute = config.get("execute", {})
     if execute.get("execute_notebooks") == "cache":
@@ -170,6 +172,7 @@ def check() -> int:
     shutil.rmtree(BUILD, ignore_errors=True)
     BUILD.mkdir()
     vendor()
+    export_onnx()
     rc, problems = jupyter_book("--config", str(check_config()), "-W", "-n", "--keep-going")
     seconds = time.perf_counter() - start
     if rc != 0:

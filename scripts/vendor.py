@@ -36,21 +36,6 @@ FILES = {
 }
 
 
-# The data files the live pages fetch, copied into _static/live/ (ignored by git there).
-LIVE = ROOT / "_static" / "live"
-DATA = {"chapters/data/tatoeba/tokenizer.json": "tokenizer.json"}
-
-
-def copy_data() -> None:
-    """Copy DATA into _static/live/ where missing or older than its source (the live
-    translator's export script writes the same tokenizer.json from the checkpoint)."""
-    LIVE.mkdir(parents=True, exist_ok=True)
-    for src, name in DATA.items():
-        dst = LIVE / name
-        if not dst.is_file() or dst.stat().st_mtime < (ROOT / src).stat().st_mtime:
-            shutil.copy2(ROOT / src, dst)
-
-
 def npm_ci() -> str | None:
     """Install node_modules/ from the lockfile if needed. None when done, else why not."""
     lock, installed = ROOT / "package-lock.json", MODULES / ".package-lock.json"
@@ -72,7 +57,6 @@ def npm_ci() -> str | None:
 def vendor() -> bool:
     """npm ci if needed, then copy FILES into _static/vendor/. False (with a message) if
     the live pages will lack their scripts."""
-    copy_data()
     why = npm_ci()
     missing = [src for src in FILES if not (MODULES / src).is_file()]
     if why is None and missing:

@@ -1,0 +1,86 @@
+"""The live translator's model files, exported from the real translator's checkpoint.
+
+    python scripts/export_onnx.py   # run by scripts/build_book.py before every build
+
+Writes into _static/live/ (ignored by git; Sphinx copies it to _build/html/_static/live/):
+encoder.onnx, decoder.onnx and their shared weights.bin (illustrated.export), the
+tokenizer's JSON (the one inside the checkpoint) and manifest.json (what the page needs to
+know: whether tokenizer.js and onnxruntime-web are there, the special ids, MAX_LEN, the
+length penalty of illustrated.translator.translate, the files' sizes). Nothing is done
+when these are newer than the checkpoint, this script and illustrated/export.py, and the
+manifest still tells the truth about tokenizer.js and onnxruntime-web. On failure it says why in one line and returns False: the book still
+builds, and the live translator page says that its model is missing.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LIVE = ROOT / "_static" / "live"
+CHECKPOINT = ROOT / "chapters" / "data" / "tatoeba" / "translator.pt"
+OUTPUTS = ("encoder.onnx", "decoder.onnx", "weights.bin", "tokenizer.json", "manifest.json")
+RUNTIME = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
+SOURCES = (CHECKPOINT, Path(__file__).resolve(), ROOT / "illustrated" / "export.py")
+
+
+def up_to_date() -> bool:
+    """Every output exists and is newer than every source."""
+    outputs = [LIVE / name for name in OUTPUTS]
+    if not all(p.is_file() for p in outputs):
+        return False
+    try:  # the page loads tokenizer.js and onnxruntime-web only where the manifest says so
+        manifest = json.loads((LIVE / "manifest.json").read_text(encoding="utf-8"))
+        if (manifest["tokenizer_js"], manifest["runtime"]) != (has_tokenizer(), has_runtime()):
+            return False
+    except (ValueError, KeyError):
+        return False
+    return min(p.stat().st_mtime for p in outputs) >= max(p.stat().st_mtime for p in SOURCES)
+
+
+def has_tokenizer() -> bool:
+    """Whether the page's JavaScript tokenizer (committed, not generated) is there."""
+    return (LIVE / "tokenizer.js").is_file()
+
+
+def has_runtime() -> int:
+    """The bytes of onnxruntime-web that the page loads from _static/vendor/ (put there by
+    scripts/vendor.py); 0 if any of its files is missing."""
+    files = [ROOT / "_static" / "vendor" / name for name in RUNTIME]
+    return sum(p.stat().st_size for p in files) if all(p.is_file() for p in files) else 0
+
+
+def export_onnx() -> bool:
+    """Export if needed (one line saying so). False, with the reason, if it failed."""
+    if up_to_date():
+        return True
+    start = time.perf_counter()
+    try:
+        from illustrated.export import export_translator
+        from illustrated.tokenizer import SubwordTokenizer
+        from illustrated.translator import MAX_LEN, load_translator, translate
+
+        model, tokenizer, blob = load_translator(CHECKPOINT)
+        manifest = export_translator(model, LIVE)
+    except Exception as error:  # noqa: BLE001 - any failure: say it, build the rest
+        print(f"The live translator will not run: exporting {CHECKPOINT.name} to ONNX failed: "
+              f"{type(error).__name__}: {error}", file=sys.stderr, flush=True)
+        return False
+    (LIVE / "tokenizer.json").write_text(blob["tokenizer"], encoding="utf-8")
+    manifest.update(
+        bos_id=SubwordTokenizer.bos_id, eos_id=SubwordTokenizer.eos_id, max_len=MAX_LEN,
+        tokenizer_js=has_tokenizer(), runtime=has_runtime(),
+        length_penalty=inspect.signature(translate).parameters["length_penalty"].default)
+    manifest["files"]["tokenizer.json"] = (LIVE / "tokenizer.json").stat().st_size
+    (LIVE / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    mb = sum(manifest["files"].values()) / 1e6
+    print(f"Live translator: ONNX export in {time.perf_counter() - start:.1f} s "
+          f"({mb:.1f} MB in _static/live/).", flush=True)
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(0 if export_onnx() else 1)
