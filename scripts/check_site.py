@@ -1,6 +1,6 @@
 """Static checks of the built website, run by `make book-check` after the strict build.
 
-    python scripts/check_site.py [_build/html]
+    python scripts/check_site.py [HTML_DIR]    # default: _build/check/html, the strict build's
 
 A strict Sphinx build catches broken references, not pages that build cleanly and read
 wrongly. Rules, each named in its messages:
@@ -29,6 +29,9 @@ import sys
 from pathlib import Path
 
 from bs4 import BeautifulSoup
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # imported from tests too
+from check_browser import html_pages  # noqa: E402  the same pages as the browser check
 
 ROOT = Path(__file__).resolve().parent.parent
 API_PAGE = "appendix/api.html"
@@ -162,13 +165,14 @@ def check_solutions(page: str, doc: BeautifulSoup) -> list[str]:
 
 # ---------------------------------------------------------------- main
 def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
-    pages = sorted(p for p in html_dir.rglob("*.html") if "_static" not in p.parts)
+    # The same pages as the browser check: not index.html, which only redirects to the
+    # first page, nor the theme's files in _static/.
+    pages = html_pages(html_dir) if html_dir.is_dir() else []
     if not pages:
-        return [f"{html_dir}: no HTML pages: build the book first"]
+        return [f"{html_dir}: no HTML pages: build the book first (make book-check)"]
     problems = []
-    for path in pages:
-        page = path.relative_to(html_dir).as_posix()
-        doc = soup(path.read_text(encoding="utf-8"))
+    for page in pages:
+        doc = soup((html_dir / page).read_text(encoding="utf-8"))
         problems += check_glue_quotes(page, doc)
         problems += check_solutions(page, doc)
         if page == API_PAGE:
@@ -184,18 +188,20 @@ def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="Static checks of the built website.")
-    parser.add_argument("html_dir", nargs="?", type=Path, default=ROOT / "_build" / "html")
+    parser.add_argument("html_dir", nargs="?", type=Path, default=ROOT / "_build" / "check" / "html",
+                        help="the built site (default: the strict build's, _build/check/html; "
+                        "make book's is _build/html)")
     html_dir = parser.parse_args().html_dir
     problems = check_site(html_dir)
     for problem in problems:
         print(problem)
-    pages = len([p for p in html_dir.rglob("*.html") if "_static" not in p.parts])
+    pages = len(html_pages(html_dir)) if html_dir.is_dir() else 0
     if problems:
         print(f"Site checks: {len(problems)} problem(s) in {html_dir} "
               "(rules: see scripts/check_site.py).")
         return 1
     print(f"Site checks (API page, raw rST, glued quotes, closed solutions): "
-          f"{pages} pages, 0 problems.")
+          f"{pages} pages (index.html only redirects), 0 problems.")
     return 0
 
 

@@ -263,4 +263,4 @@ def test_check_site_passes_a_good_site(tmp_path):
 
 
 def test_check_site_fails_without_pages(tmp_path):
-    assert check_site.check_site(tmp_path) == [f"{tmp_path}: no HTML pages: build the book first"]
+    assert check_site.check_site(tmp_path) == [f"{tmp_path}: no HTML pages: build the book first (make book-check)"]
