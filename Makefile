@@ -59,9 +59,10 @@ book: $(STAMP)
 test: $(STAMP)
 	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit nbval nbval-portable book-check browser-check
 
+# -rs: a skipped test prints why (one: the source documents are not in a clone).
 unit: $(STAMP)
 	@echo "== Unit tests (tests/) =="
-	@$(PY) -m pytest -q -n $(JOBS) tests
+	@$(PY) -m pytest -q -rs -n $(JOBS) tests
 
 nbval: $(STAMP)
 	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
