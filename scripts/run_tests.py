@@ -30,7 +30,7 @@ def minutes(seconds: float) -> str:
 
 def run_stage(stage: str, make: str) -> tuple[int, str, float]:
     """Run ``make <stage>``, echoing its output; (exit code, its last line, seconds)."""
-    env = dict(os.environ)
+    env = dict(os.environ, PYTHONUNBUFFERED="1")  # through a pipe, still line by line
     if sys.stdout.isatty():
         env.setdefault("PY_COLORS", "1")  # pytest only colours a terminal, and it sees a pipe
     start = time.perf_counter()
