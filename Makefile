@@ -1,10 +1,11 @@
 # Two commands do everything on a fresh machine (they create .venv and install first):
 #   make book   build the website into _build/html
 #   make test   unit tests + every notebook under nbval, twice (two CPU kernel paths) +
-#               a strict (0-warning) book build + static checks of the built site +
-#               every page in headless Chromium
+#               a strict (0-warning) book build into _build/check/html + static checks of
+#               that site + every page in headless Chromium; a summary line per stage
 # and, for people working on the book:
-#   make lab                          JupyterLab from the same .venv
+#   make serve [PORT=8000]            the built book on http://127.0.0.1:8000/
+#   make lab [ARGS=...]               JupyterLab from the same .venv (--allow-root as root)
 #   make notebooks [NB=chapters/x.ipynb]  re-execute chapters and appendix notebooks in place, in a fresh kernel
 PYTHON ?= python3
 VENV   := .venv
@@ -12,7 +13,14 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NB     ?= chapters/*.ipynb appendix/*.ipynb
 JOBS   ?= 2
-PIP    := $(PY) -m pip install --quiet --disable-pip-version-check
+PIP    := $(PY) -m pip install --quiet --disable-pip-version-check --progress-bar off \
+	--no-warn-script-location --root-user-action ignore
+# pip's own messages go to this log, shown only if the install fails.
+INSTALL_LOG := $(VENV)/install.log
+PORT   ?= 8000
+ARGS   ?=
+# The strict build's site (scripts/build_book.py --check), which the checks read.
+CHECK_HTML := _build/check/html
 
 # nbval: every chapter's (and appendix notebook's) committed outputs must come out again (--dist loadscope keeps
 # each notebook in one worker, in order).
@@ -26,7 +34,7 @@ PORTABLE := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capability(), \
 	'kernels,', torch.get_num_threads(), 'thread(s)')"
 
-.PHONY: checkpoint checkpoint-real bench book test unit nbval nbval-portable book-check browser-check lab notebooks clean install
+.PHONY: checkpoint checkpoint-real bench book test unit nbval nbval-portable book-check browser-check lab serve notebooks clean install
 
 install: $(STAMP)
 
@@ -36,21 +44,25 @@ $(STAMP): requirements.txt pyproject.toml
 	@echo "Installing the pinned packages into $(VENV)" \
 	  "(on the first run this takes about 2 minutes) ..."
 	@start=$$(date +%s) && \
-	  $(PIP) -r requirements.txt && \
-	  $(PIP) --no-deps --no-build-isolation -e . && \
+	  { $(PIP) -r requirements.txt && \
+	    $(PIP) --no-deps --no-build-isolation -e . ; } > $(INSTALL_LOG) 2>&1 || \
+	  { tail -n 30 $(INSTALL_LOG); echo "The install failed (the last lines of pip's" \
+	    "messages above; all of them in $(INSTALL_LOG))."; exit 1; } && \
 	  echo "Installed in $$(( $$(date +%s) - start )) s."
 	@touch $(STAMP)
 
 book: $(STAMP)
 	@$(PY) scripts/build_book.py
 
-# -k: every stage runs and reports, even after one has failed (make still exits non-zero).
+# Every stage runs and reports, even after one has failed; scripts/run_tests.py ends with
+# one line per stage and a verdict, and exits non-zero if any stage failed.
 test: $(STAMP)
-	@$(MAKE) --no-print-directory -k unit nbval nbval-portable book-check browser-check
+	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit nbval nbval-portable book-check browser-check
 
+# -rs: a skipped test prints why (one: the source documents are not in a clone).
 unit: $(STAMP)
 	@echo "== Unit tests (tests/) =="
-	@$(PY) -m pytest -q -n $(JOBS) tests
+	@$(PY) -m pytest -q -rs -n $(JOBS) tests
 
 nbval: $(STAMP)
 	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
@@ -60,24 +72,35 @@ nbval-portable: $(STAMP)
 	@echo "== Notebooks under nbval again: torch on $$($(PORTABLE) $(TORCH_PATH)) =="
 	@$(PORTABLE) $(NBVAL)
 
-# The strict build, then static checks of the built site (scripts/check_site.py); both
-# run and report even if the first fails.
+# The strict build into $(CHECK_HTML) (the reader's _build/html and the execution cache
+# are left alone), then static checks of that site (scripts/check_site.py); both run and
+# report even if the first fails.
 book-check: $(STAMP)
 	@echo "== Strict book build, then static checks of the site =="
 	@$(PY) scripts/build_book.py --check; build=$$?; \
-	  $(PY) scripts/check_site.py; site=$$?; \
+	  $(PY) scripts/check_site.py $(CHECK_HTML); site=$$?; \
 	  test $$build -eq 0 && test $$site -eq 0
 
 # Every page of the strict build (book-check) opened in headless Chromium, served on
-# 127.0.0.1 (scripts/check_browser.py); screenshots in _build/screenshots/. Without
-# /usr/bin/chromium it prints "browser check SKIPPED"; with CI set it fails instead.
+# 127.0.0.1, and a few from file:// (scripts/check_browser.py); screenshots in
+# _build/screenshots/. Without /usr/bin/chromium it prints "browser check SKIPPED"; with
+# CI set it fails instead.
 browser-check: $(STAMP)
 	@echo "== Every page in a real browser (headless Chromium, loopback only) =="
-	@test -f _build/html/index.html || $(PY) scripts/build_book.py --check
-	@$(PY) scripts/check_browser.py
+	@test -f $(CHECK_HTML)/index.html || $(PY) scripts/build_book.py --check
+	@$(PY) scripts/check_browser.py $(CHECK_HTML)
 
+# Jupyter refuses to run as root without --allow-root (containers run as root); more
+# flags with ARGS, e.g. make lab ARGS="--no-browser --ip 0.0.0.0 --port 8889".
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab
+	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
+
+# The website (make book's _build/html; built first if missing) on http://127.0.0.1:$(PORT)/
+# until Ctrl-C; another port with PORT=8001.
+serve: $(STAMP)
+	@test -f _build/html/index.html || $(PY) scripts/build_book.py
+	@echo "Open http://127.0.0.1:$(PORT)/ in a browser (Ctrl-C stops the server)."
+	@$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
 notebooks: $(STAMP)
 	$(PY) scripts/execute_notebooks.py $(NB)

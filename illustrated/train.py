@@ -1,11 +1,16 @@
 """Training the toy translator: the paper's learning-rate schedule, a teacher-forced
 training loop with a tqdm progress bar, atomic checkpoints. ``python -m illustrated.train``
 trains with the defaults, saves a checkpoint and prints the held-out scores.
+
+The command prints what it read and wrote (the corpus, the checkpoint's path); its progress
+bar is shown on a terminal only, so a redirected log stays short; warnings are one plain
+line, a bad option a one-line message (exit status 2).
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import os
 import random
 import time
@@ -15,6 +20,7 @@ import torch
 import tqdm
 from torch import nn
 
+from ._cli import Parser, at_least, plain_warnings
 from .checkpoint import read_checked, write_atomically
 from .data import FIXED, Vocab, make_batch, split_pairs
 from .decoding import greedy_decode
@@ -45,13 +51,13 @@ def rate(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
     return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
 
-def train(cfg: TrainConfig = TrainConfig(), progress: bool = True,
+def train(cfg: TrainConfig = TrainConfig(), progress: bool | None = True,
           model_factory: Callable[[ModelConfig, torch.Generator], nn.Module] | None = None):
     """Train on the toy corpus. Returns ``(model, src_vocab, tgt_vocab, history, held_out)``.
 
     Args:
         cfg: the sizes and the schedule.
-        progress: show a tqdm progress bar.
+        progress: show a tqdm progress bar (``None``: only when stderr is a terminal).
         model_factory: builds the model to train, ``model_factory(config, generator)``
             with a :class:`~illustrated.model.ModelConfig` and the ``torch.Generator``
             seeded with ``cfg.seed`` for the initial weights. The model must take
@@ -85,7 +91,8 @@ def train(cfg: TrainConfig = TrainConfig(), progress: bool = True,
     history = []
     state = torch.get_rng_state()
     torch.manual_seed(cfg.seed)  # dropout; restored below
-    bar = tqdm.tqdm(range(cfg.steps), disable=not progress, desc="training")
+    bar = tqdm.tqdm(range(cfg.steps), disable=None if progress is None else not progress,
+                    desc="training")
     start = time.perf_counter()
     tokens = 0
     model.train()
@@ -136,7 +143,8 @@ def load_checkpoint(path):
 
 
 def _parser():
-    p = argparse.ArgumentParser(
+    p = Parser(
+        prog="python -m illustrated.train",
         description="Train a French->English translator: the toy grammar (default; the "
         "model of chapters 10-11) or the Tatoeba corpus (--corpus tatoeba; the chapter Real "
         "sentences). Several processes: torchrun --nproc_per_node N -m illustrated.train "
@@ -144,17 +152,20 @@ def _parser():
     p.add_argument("--corpus", choices=["toy", "tatoeba"], default="toy",
                    help="toy: the grammar of illustrated.data (about 40 s); tatoeba: 73,731 "
                    "real pairs (minutes)")
-    p.add_argument("--steps", type=int, default=None,
-                   help=f"optimiser steps (default {TrainConfig.steps} for toy; "
-                   "RealConfig.steps for tatoeba)")
-    p.add_argument("--seed", type=int, default=0, help="weights, split and batch order")
+    p.add_argument("--steps", type=at_least(1), default=None,
+                   help=f"optimiser steps, each on one batch (default {TrainConfig.steps} "
+                   "for toy; RealConfig.steps for tatoeba)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="the random seed of the initial weights, the train/held-out split "
+                   "and the batch order; the same seed gives the same model (default 0)")
     p.add_argument("--out", default=None, help="checkpoint file to write (default "
                    "checkpoints/translator-<time>.pt, or checkpoints/real-<time>.pt)")
     real = p.add_argument_group("tatoeba only")
-    real.add_argument("--max-tokens", type=int, default=None,
+    real.add_argument("--max-tokens", type=at_least(1), default=None,
                       help="token budget of a step's global batch (default RealConfig's)")
-    real.add_argument("--warmup", type=int, default=None, help="warm-up steps of the schedule")
-    real.add_argument("--limit", type=int, default=0,
+    real.add_argument("--warmup", type=at_least(1), default=None,
+                      help="warm-up steps of the learning-rate schedule (default RealConfig's)")
+    real.add_argument("--limit", type=at_least(0), default=0,
                       help="train on the first N training pairs only (0: all)")
     real.add_argument("--tiny", action="store_true",
                       help="a 1-layer, 32-wide model without dropout (tests, smoke runs)")
@@ -165,10 +176,11 @@ def _parser():
     real.add_argument("--state", default="checkpoints/real-state.pt",
                       help="the resumable training state, rewritten atomically every "
                       "--save-every steps (default %(default)s)")
-    real.add_argument("--save-every", type=int, default=None, help="steps between states")
+    real.add_argument("--save-every", type=at_least(1), default=None,
+                      help="steps between two writes of --state (default RealConfig's)")
     real.add_argument("--resume", action="store_true",
                       help="continue from --state (after Ctrl-C or a killed process)")
-    real.add_argument("--stop-after", type=int, default=None,
+    real.add_argument("--stop-after", type=at_least(1), default=None,
                       help="stop after this many steps, as if interrupted (then --resume)")
     real.add_argument("--new-tokenizer", action="store_true",
                       help="train the BPE tokenizer on the training split and save it to "
@@ -179,36 +191,52 @@ def _parser():
                       "compare the two by held-out BLEU")
     real.add_argument("--eval", choices=["dev", "test", "none"], default="test",
                       help="held-out set scored at the end (default %(default)s)")
-    real.add_argument("--eval-limit", type=int, default=0,
+    real.add_argument("--eval-limit", type=at_least(0), default=0,
                       help="score only the first N held-out pairs (0: all)")
-    real.add_argument("--no-progress", action="store_true", help="no progress bar")
+    real.add_argument("--no-progress", action="store_true",
+                      help="no progress bar (it is shown on a terminal only anyway)")
     return p
 
 
 def main(argv=None):
-    """The ``python -m illustrated.train`` command."""
+    """The ``python -m illustrated.train`` command; returns the exit status."""
     args = _parser().parse_args(argv)
-    if args.corpus == "tatoeba":
-        return _main_real(args)
+    with plain_warnings():
+        try:
+            if args.corpus == "tatoeba":
+                return _main_real(args)
+            return _main_toy(args)
+        except OSError as error:  # e.g. --out in a folder that cannot be written
+            print(f"python -m illustrated.train: {error}", file=sys.stderr)
+            return 1
+
+
+def _main_toy(args):
     import sacrebleu  # here, not at import time
 
     cfg = TrainConfig(seed=args.seed, steps=args.steps or TrainConfig.steps)
+    train_pairs, held = split_pairs(cfg.seed)
+    print(f"read: the toy grammar's sentence pairs (illustrated.data): {len(train_pairs)} "
+          f"to train on, {len(held)} held out; {cfg.steps} steps", flush=True)
     t0 = time.perf_counter()
-    model, sv, tv, history, held = train(cfg)
+    model, sv, tv, history, held = train(cfg, progress=None)
     seconds = time.perf_counter() - t0
     out = args.out or f"checkpoints/translator-{time.strftime('%Y%m%d-%H%M%S')}.pt"
-    save_checkpoint(out, model, sv, tv, history)
+    path = save_checkpoint(out, model, sv, tv, history)
+    print(f"wrote: {path} (translate with it: python -m illustrated.translate --toy "
+          f"--checkpoint {path})", flush=True)
     hyps = translate_ids(model, sv, tv, [s for s, _ in held])
     refs = [t for _, t in held]
     exact = sum(h == r for h, r in zip(hyps, refs)) / len(refs)
     bleu = sacrebleu.corpus_bleu(hyps, [refs]).score
     print(f"held-out: exact_match={exact:.3f} bleu={bleu:.1f} seconds={seconds:.1f}")
+    return 0
 
 
 def _main_real(args):
     import sacrebleu
 
-    from .corpus import load_split
+    from .corpus import TSV, load_split
     from .tokenizer import TOKENIZER_FILE, SubwordTokenizer
     from .trainer import RealConfig, train_real
     from .translator import save_translator, translate
@@ -220,6 +248,9 @@ def _main_real(args):
         over.update(d_model=32, N=1, h=2, d_ff=64, dropout=0.0)
     cfg = dataclasses.replace(RealConfig(seed=args.seed, limit=args.limit), **over)
     split = load_split(seed=args.seed)
+    if int(os.environ.get("RANK", "0")) == 0:
+        print(f"read: {_rel(TSV)}: {len(split.train)} pairs to train on, {len(split.dev)} "
+              f"dev, {len(split.test)} test; {cfg.steps} steps", flush=True)
     if args.tokens == "word":  # an experiment: kept in its checkpoint, never saved alone
         tok = SubwordTokenizer.train_words([x for pair in split.train for x in pair])
     else:
@@ -229,13 +260,15 @@ def _main_real(args):
         tok = SubwordTokenizer.load(TOKENIZER_FILE)
     t0 = time.perf_counter()
     model, history = train_real(cfg, split.train, tok, args.state, args.resume, args.device,
-                                args.amp, not args.no_progress, args.stop_after)
+                                args.amp, False if args.no_progress else None,
+                                args.stop_after)
     seconds = time.perf_counter() - t0
     if len(history) < cfg.steps:
-        print(f"stopped after {len(history)} of {cfg.steps} steps; continue with --resume")
-        return
+        print(f"stopped after {len(history)} of {cfg.steps} steps; the training state is in "
+              f"{args.state}: continue with --resume")
+        return 0
     if int(os.environ.get("RANK", "0")) != 0:
-        return
+        return 0
     held = {"dev": split.dev, "test": split.test, "none": []}[args.eval]
     held = held[:args.eval_limit] if args.eval_limit else held
     scores = {"seconds": round(seconds, 1), "steps": cfg.steps}
@@ -246,12 +279,24 @@ def _main_real(args):
                       bleu=sacrebleu.corpus_bleu(greedy, [refs]).score,
                       beam_bleu=sacrebleu.corpus_bleu(beam, [refs]).score)
     out = args.out or f"checkpoints/real-{time.strftime('%Y%m%d-%H%M%S')}.pt"
-    save_translator(out, model, tok, history=history, scores=scores,
-                    train_config=dataclasses.asdict(cfg))
+    path = save_translator(out, model, tok, history=history, scores=scores,
+                           train_config=dataclasses.asdict(cfg))
+    print(f"wrote: {path} (python -m illustrated.translate --checkpoint {path} uses it)")
     if held:
         print(f"held-out: bleu={scores['bleu']:.1f} beam_bleu={scores['beam_bleu']:.1f} "
               f"seconds={seconds:.1f}")
+    return 0
+
+
+def _rel(path) -> str:
+    """``path`` relative to the current folder when it is inside it, for messages."""
+    from pathlib import Path
+
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -119,7 +119,7 @@ def _save_state(path, blob) -> None:
 
 
 def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool = False,
-               device: str | None = None, amp: bool | None = None, progress: bool = True,
+               device: str | None = None, amp: bool | None = None, progress: bool | None = True,
                stop_after: int | None = None):
     """Train on ``pairs`` (``(french, english)``, normalised) with ``tokenizer``.
 
@@ -129,6 +129,7 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
         resume: continue from ``state_path`` if it exists.
         device: ``"cpu"``, ``"cuda"``, ``"mps"``; default :func:`best_device`.
         amp: mixed precision (bfloat16 autocast); default: on for CUDA only.
+        progress: a tqdm progress bar (``None``: only when stderr is a terminal).
         stop_after: stop (as if interrupted) once this many steps are done.
 
     Returns: ``(model, history)``: the averaged model (on the CPU, eval mode) and the loss of
@@ -167,7 +168,9 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
 
     rng_state = torch.get_rng_state()
     batches = token_batches(lengths, cfg.max_tokens, cfg.seed, epoch, min_size=world)
-    bar = tqdm.tqdm(total=cfg.steps, initial=step, disable=not progress or rank != 0,
+    # progress None: a bar on a terminal only (tqdm's disable=None), none in a redirected log.
+    bar = tqdm.tqdm(total=cfg.steps, initial=step,
+                    disable=True if rank != 0 else (None if progress is None else not progress),
                     desc="training", unit="step")
     tokens, start = 0, time.perf_counter()
     model.train()

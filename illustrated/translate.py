@@ -3,20 +3,26 @@ the real translator the repository ships (``chapters/data/tatoeba/translator.pt`
 on the Tatoeba pairs by ``make checkpoint-real``), or with the toy one of chapters 10–11
 (``--toy``: the latest ``checkpoints/translator-*.pt``, else the shipped
 ``chapters/data/translator.pt``). Greedy, or ``--beam N``; ``--attention`` prints where each
-English piece looked in the French sentence.
+English piece looked in the French sentence; ``--vocab`` lists the words the toy translator
+knows.
 
 Input: sentences as arguments or, without any, the lines of stdin; a line may hold several
-sentences. Empty input, a sentence over the length limit and text in another script are
-refused with a message (exit status 1); text that does not look like French is translated
-with a warning.
+sentences. Translations go to stdout, one line per sentence; everything else to stderr: the
+checkpoint read, and one-line messages. Empty input, a sentence over the length limit and
+text in another script are refused with a message (exit status 1); a bad option gets a
+one-line message (exit status 2). Text that does not look like French to the real
+translator, or words the toy translator does not know (most of a sentence: its translation
+is a guess), are translated with a one-line warning.
 """
 from __future__ import annotations
 
-import argparse
 import re
 import sys
+import warnings
 from pathlib import Path
 
+from ._cli import Parser, at_least, plain_warnings
+from .data import tokenize
 from .decoding import beam_search
 from .train import load_checkpoint, translate_ids
 
@@ -27,6 +33,14 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 _FOREIGN = re.compile(r"[^\W\d_]")  # a letter; checked against the Latin blocks below
 
 
+def _shown(path) -> str:
+    """``path`` relative to the current folder when it is inside it, for messages."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def latest_checkpoint(folder="checkpoints", pattern="translator-*.pt"):
     """The most recently written file matching ``pattern`` in ``folder``, or ``None``."""
     files = sorted(Path(folder).glob(pattern), key=lambda p: p.stat().st_mtime)
@@ -34,7 +48,8 @@ def latest_checkpoint(folder="checkpoints", pattern="translator-*.pt"):
 
 
 def _parser():
-    p = argparse.ArgumentParser(
+    p = Parser(
+        prog="python -m illustrated.translate",
         description="Translate French sentences to English with the real translator "
         "(Tatoeba) the repository ships, or the toy one of chapters 10-11 (--toy).")
     p.add_argument("sentences", nargs="*",
@@ -45,11 +60,15 @@ def _parser():
     p.add_argument("--checkpoint", default=None,
                    help="a checkpoint file, real or toy (default: the shipped real one; with "
                    "--toy the latest checkpoints/translator-*.pt, else the shipped toy one)")
-    p.add_argument("--beam", type=int, default=0,
-                   help="beam size (default 0: greedy); real model: length penalty 0.6")
+    p.add_argument("--beam", type=at_least(1), default=1, metavar="N",
+                   help="beam search with N candidates (default 1: greedy decoding); real "
+                   "model: length penalty 0.6")
     p.add_argument("--attention", action="store_true",
                    help="real model: print a table of the last decoder layer's "
                    "cross-attention (averaged over heads) for each sentence")
+    p.add_argument("--vocab", action="store_true",
+                   help="list the words the translator knows and stop (with --toy: its "
+                   "French words; the real one reads subword pieces)")
     return p
 
 
@@ -63,19 +82,24 @@ def non_latin(text: str) -> list[str]:
 def main(argv=None):
     """The ``python -m illustrated.translate`` command; returns the exit status."""
     args = _parser().parse_args(argv)
-    if args.beam < 0:
-        print(f"--beam must be 0 (greedy) or a beam size >= 1, got {args.beam}",
-              file=sys.stderr)
-        return 2
-    texts = args.sentences or sys.stdin.read().splitlines()
-    sentences = [s for t in texts for s in _SENTENCE_END.split(t.strip()) if s.strip()]
-    if not sentences:
-        print("nothing to translate: give French sentences as arguments or on stdin, e.g. "
-              "python -m illustrated.translate \"je suis étudiant\"", file=sys.stderr)
-        return 1
-    if args.toy or (args.checkpoint and _is_toy(args.checkpoint)):
-        return _toy(args, sentences)
-    return _real(args, sentences)
+    with plain_warnings():
+        if args.vocab:
+            sentences = []
+        else:
+            texts = args.sentences or sys.stdin.read().splitlines()
+            sentences = [s for t in texts for s in _SENTENCE_END.split(t.strip()) if s.strip()]
+            if not sentences:
+                print("nothing to translate: give French sentences as arguments or on stdin, "
+                      "e.g. python -m illustrated.translate \"je suis étudiant\"",
+                      file=sys.stderr)
+                return 1
+        try:
+            if args.toy or (args.checkpoint and _is_toy(args.checkpoint)):
+                return _toy(args, sentences)
+            return _real(args, sentences)
+        except ValueError as error:  # a damaged or foreign checkpoint, named by the loader
+            print(f"cannot translate: {error}", file=sys.stderr)
+            return 1
 
 
 def _is_toy(path) -> bool:
@@ -94,14 +118,64 @@ def _toy(args, sentences):
               " make one with: python -m illustrated.train", file=sys.stderr)
         return 1
     model, sv, tv = load_checkpoint(path)
+    print(f"toy translator: {_shown(path)}", file=sys.stderr)
+    if args.vocab:
+        known = toy_vocabulary(sv)
+        print(f"The toy translator knows {len(known)} French words "
+              f"(lower case; any other word is read as <unk>):")
+        print(" ".join(known))
+        return 0
+    status = 0
     for s in sentences:
-        if args.beam > 0:
-            src = translate_src(sv, s)
-            (tokens, _), = beam_search(model, src, 32, tv.bos_id, tv.eos_id, args.beam)
-            print(tv.decode(tokens))
-        else:
-            print(translate_ids(model, sv, tv, [s])[0])
-    return 0
+        problem = _toy_problem(s, model.config.max_len)
+        if problem:
+            print(f"skipped {s[:60]!r}: {problem}", file=sys.stderr)
+            status = 1
+            continue
+        _warn_unknown(s, sv)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the unknown words were named just above
+            if args.beam > 1:
+                src = translate_src(sv, s)
+                (tokens, _), = beam_search(model, src, 32, tv.bos_id, tv.eos_id, args.beam)
+                print(tv.decode(tokens))
+            else:
+                print(translate_ids(model, sv, tv, [s])[0])
+    return status
+
+
+def toy_vocabulary(sv) -> list[str]:
+    """The words and marks of the toy translator's source vocabulary, sorted, without the
+    special tokens (``<pad>``, ``<bos>``, ``<eos>``, ``<unk>``)."""
+    return sorted(w for w in sv.itos if not (w.startswith("<") and w.endswith(">")))
+
+
+def _toy_problem(sentence, max_len):
+    """Why the toy translator cannot take ``sentence``, or ``None``."""
+    words = tokenize(sentence)
+    if not words:
+        return "no words in it"
+    if len(words) + 2 > max_len:
+        return (f"too long: {len(words)} words, the limit is {max_len - 2}; split it into "
+                f"shorter sentences")
+    return None
+
+
+def _warn_unknown(sentence, sv):
+    """One line naming the words the toy translator does not know; when they are most of
+    the sentence, say that its translation is a guess."""
+    words = tokenize(sentence)
+    unknown = [w for w in words if w not in sv.stoi]
+    if not unknown:
+        return
+    names = ", ".join(dict.fromkeys(unknown))
+    if 2 * len(unknown) > len(words):
+        print(f"warning: most of {sentence[:60]!r} is unknown to the toy translator "
+              f"({len(unknown)} of {len(words)} words: {names}); the translation below is "
+              f"a guess (--vocab lists the words it knows)", file=sys.stderr)
+    else:
+        print(f"warning: unknown to the toy translator, read as <unk>: {names}",
+              file=sys.stderr)
 
 
 def _real(args, sentences):
@@ -112,6 +186,13 @@ def _real(args, sentences):
         print(f"no checkpoint {path}; make one with: make checkpoint-real", file=sys.stderr)
         return 1
     model, tok, _ = load_translator(path)
+    print(f"real translator: {_shown(path)}", file=sys.stderr)
+    if args.vocab:
+        print(f"The real translator reads subword pieces, not words: {len(tok):,} pieces "
+              f"learned from its French and English training sentences, enough to spell "
+              f"any French sentence (python -m illustrated.translate --toy --vocab lists "
+              f"the toy translator's words).")
+        return 0
     status = 0
     for s in sentences:
         problem = _problem(s, tok, MAX_LEN)
@@ -121,7 +202,7 @@ def _real(args, sentences):
             continue
         _warn_if_not_french(s)
         text = prepare(s)
-        english, = translate(model, tok, [text], beam=args.beam)
+        english, = translate(model, tok, [text], beam=args.beam if args.beam > 1 else 0)
         print(english)
         if args.attention:
             print(attention_table(model, tok, text, english))

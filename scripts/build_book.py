@@ -17,10 +17,12 @@ once per chapter. scripts/execute_notebooks.py starts them with CurveZMQ encrypt
 `make notebooks` and `make book` now execute chapters the same way. A page that this
 script does not execute (not an .ipynb listed in _toc.yml) is still executed by MyST-NB.
 
-`--check`: from a clean _build, notebooks not re-executed (nbval has just proven their
-committed outputs), `-W -n --keep-going`: any warning fails. It builds with a copy of
-_config.yml in _build/ that says `execute_notebooks: "off"`, so the real config stays the
-one a reader uses.
+`--check`: notebooks not re-executed (nbval has just proven their committed outputs),
+`-W -n --keep-going`: any warning fails. It builds from scratch into a folder of its own,
+_build/check/html (CHECK_HTML, which scripts/check_site.py and scripts/check_browser.py
+read), so the reader's _build/html and the execution cache survive it: `make book` after
+`make test` executes nothing. It builds with a copy of _config.yml in _build/check/ that
+says `execute_notebooks: "off"`, so the real config stays the one a reader uses.
 """
 import argparse
 import re
@@ -41,6 +43,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "_build"
 CACHE = BUILD / ".jupyter_cache"  # where Jupyter Book puts it: <output>/.jupyter_cache
 INDEX = BUILD / "html" / "index.html"
+# The strict build's own folder: wiped and rebuilt by --check, nothing else touches it.
+CHECK = BUILD / "check"
+CHECK_HTML = CHECK / "html"
 # The `execute:` keys of _config.yml that execute_chapters() follows; any other key would
 # change how MyST-NB executes, so it must be taught here first.
 KNOWN_EXECUTE_KEYS = {"execute_notebooks", "timeout", "allow_errors", "raise_on_error"}
@@ -136,11 +141,11 @@ def check_config() -> Path:
         sys.exit("_config.yml must say `execute_notebooks: cache` (readers' builds); "
                  "--check switches it off itself")
     config["execute"]["execute_notebooks"] = "off"
-    # Relative to the config file's folder: make them absolute, the copy lives in _build/.
+    # Relative to the config file's folder: make them absolute, the copy lives in _build/check/.
     local = config.get("sphinx", {}).get("local_extensions") or {}
     for name, folder in local.items():
         local[name] = str((ROOT / folder).resolve())
-    path = BUILD / "_config.check.yml"
+    path = CHECK / "_config.check.yml"
     path.write_text("# Written by scripts/build_book.py --check; edit _config.yml instead.\n"
                     + yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return path
@@ -169,18 +174,23 @@ def build() -> int:
 
 def check() -> int:
     start = time.perf_counter()
-    shutil.rmtree(BUILD, ignore_errors=True)
-    BUILD.mkdir()
+    shutil.rmtree(CHECK, ignore_errors=True)
+    CHECK.mkdir(parents=True)
     vendor()
     export_onnx()
-    rc, problems = jupyter_book("--config", str(check_config()), "-W", "-n", "--keep-going")
+    # Jupyter Book writes to <path-output>/_build/html; the checks read _build/check/html.
+    rc, problems = jupyter_book("--config", str(check_config()), "--path-output", str(CHECK),
+                                "-W", "-n", "--keep-going")
+    built = CHECK / "_build" / "html"
+    if built.is_dir():
+        built.rename(CHECK_HTML)
     seconds = time.perf_counter() - start
     if rc != 0:
         print(f"Strict build failed: {problems} warning/error messages above "
               f"({seconds:.0f} s).", file=sys.stderr)
         return rc
     print(f"Strict build (-W -n --keep-going, committed outputs): 0 warnings, "
-          f"{seconds:.0f} s.")
+          f"{seconds:.0f} s, in {CHECK_HTML.relative_to(ROOT)}/.")
     return 0
 
 

@@ -1,8 +1,8 @@
 """Open every page of the built site in headless Chromium, as a reader would (`make browser-check`).
 
-    python scripts/check_browser.py [_build/html]
+    python scripts/check_browser.py [HTML_DIR]   # default: _build/check/html, the strict build's
 
-Serves _build/html on 127.0.0.1 and opens each page in Debian's ``chromium`` driven by
+Serves the site on 127.0.0.1 and opens each page in Debian's ``chromium`` driven by
 playwright's Python API (``executable_path``: no browser download, nothing leaves the
 machine). Rules, each named in its messages:
 
@@ -14,10 +14,16 @@ link         an internal link to a missing page, or to an anchor that page lacks
 solution     a closed solution whose code or output is visible before it is opened, or
              not visible after a click on it
 tofu         a CJK character drawn as the "missing glyph" box: rendered on a canvas in the
-             element's own font, it is pixel-identical to an unassigned code point (U+0378)
+             element's own font, it is pixel-identical to an unassigned code point (U+0378);
+             or a run of CJK characters laid out narrower or wider than that font draws
+             it (a box of another width: text laid out before the web font arrived and
+             never again, as in the sidebar of a page opened from file://)
 
-A screenshot of every page goes to _build/screenshots/. Without chromium (or playwright) the
-check says it was skipped and exits 0, unless ``CI`` is set: then it fails.
+Chromium runs as on a reader's machine without CJK fonts: a fontconfig file that rejects
+every font covering Chinese or Japanese (NO_CJK_FONTS), so the site's web font must draw
+every CJK character. A screenshot of every page goes to _build/screenshots/. Without
+chromium (or playwright) the check says it was skipped and exits 0, unless ``CI`` is set:
+then it fails.
 """
 from __future__ import annotations
 
@@ -37,6 +43,18 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
+# The system's fonts less those for Chinese or Japanese (FONTCONFIG_FILE of the browser).
+NO_CJK_FONTS = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig>
+  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>
+  <selectfont><rejectfont>
+    <pattern><patelt name="lang"><string>zh-cn</string></patelt></pattern>
+    <pattern><patelt name="lang"><string>zh-tw</string></patelt></pattern>
+    <pattern><patelt name="lang"><string>ja</string></patelt></pattern>
+  </rejectfont></selectfont>
+</fontconfig>
+"""
 
 # Runs in the page once it has loaded: what the rules need, as plain data.
 INSPECT_JS = r"""
@@ -46,6 +64,7 @@ async () => {
   }
   await document.fonts.ready;
   const cjk = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/g;
+  const cjkRun = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+/g;
   const math = [...document.querySelectorAll('.math')].map(m => ({
     typeset: !!m.querySelector('mjx-container'), error: !!m.querySelector('mjx-merror'),
     text: m.textContent.slice(0, 60)}));
@@ -73,6 +92,18 @@ async () => {
       const key = font + ch; if (seen.has(key)) continue; seen.add(key);
       await document.fonts.load(font, ch);
       if (draw(font, ch) === draw(font, '\u0378')) tofu.push(`${ch} in ${s.fontFamily}`);
+    }
+    // The layout: each run of CJK characters as wide on the page as the font draws it.
+    ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+    for (const run of node.textContent.matchAll(cjkRun)) {
+      const range = document.createRange();
+      range.setStart(node, run.index); range.setEnd(node, run.index + run[0].length);
+      const laid = [...range.getClientRects()].reduce((sum, r) => sum + r.width, 0);
+      const drawn = ctx.measureText(run[0]).width;
+      const loose = s.textAlign.startsWith('justify') || s.letterSpacing !== 'normal';
+      if (laid < 0.95 * drawn - 0.5 || (!loose && laid > 1.05 * drawn + 0.5))
+        tofu.push(`${run[0]} laid out ${laid.toFixed(1)} px wide, its font draws it ` +
+                  `${drawn.toFixed(1)} px (laid out without the web font) in ${s.fontFamily}`);
     }
   }
   return {math, images, links, ids, tofu};
@@ -244,7 +275,11 @@ def check_site(html_dir: Path, shots: Path) -> list[str]:
     try:
         with sync_playwright() as p:
             # playwright gives the browser a new empty profile (--user-data-dir) itself.
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            fonts = SCREENSHOTS.parent / "no-cjk-fonts.conf"
+            fonts.parent.mkdir(parents=True, exist_ok=True)
+            fonts.write_text(NO_CJK_FONTS, encoding="utf-8")
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS,
+                                        env={**os.environ, "FONTCONFIG_FILE": str(fonts)})
             context = browser.new_context(viewport={"width": 1280, "height": 900})
             for name in html_pages(html_dir):
                 page_log = []
@@ -271,7 +306,9 @@ def check_site(html_dir: Path, shots: Path) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("html", nargs="?", type=Path, default=ROOT / "_build" / "html")
+    parser.add_argument("html", nargs="?", type=Path, default=ROOT / "_build" / "check" / "html",
+                        help="the built site (default: the strict build's, _build/check/html; "
+                        "make book's is _build/html)")
     args = parser.parse_args()
     try:
         import playwright  # noqa: F401
@@ -285,14 +322,15 @@ def main() -> int:
         print(f"browser check SKIPPED: {missing} (apt-get install -y chromium)")
         return 0
     if not (args.html / "index.html").exists():
-        print(f"{args.html}/index.html not found: build the book first (make book)")
+        print(f"{args.html}/index.html not found: build the book first (make book-check, or "
+              "make book and give _build/html)")
         return 1
     start = time.time()
     problems = check_site(args.html, SCREENSHOTS)
     for problem in problems:
         print(problem)
     pages = len(html_pages(args.html))
-    print(f"browser check: {pages} pages, {len(problems)} problems, screenshots in "
+    print(f"browser check: {pages} pages (index.html only redirects), {len(problems)} problems, screenshots in "
           f"{SCREENSHOTS.relative_to(ROOT)}/ ({time.time() - start:.0f} s)")
     return 1 if problems else 0
 

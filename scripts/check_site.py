@@ -1,6 +1,6 @@
 """Static checks of the built website, run by `make book-check` after the strict build.
 
-    python scripts/check_site.py [_build/html]
+    python scripts/check_site.py [HTML_DIR]    # default: _build/check/html, the strict build's
 
 A strict Sphinx build catches broken references, not pages that build cleanly and read
 wrongly. Rules, each named in its messages:
@@ -17,6 +17,12 @@ glue-quotes  No glued value reads as a quoted string (‘7’, '44,304'): gluing
 solutions    After a page's "Exercises" heading every code cell sits inside a solution,
              and every solution is a dropdown, so a closed solution hides its code and
              output (the gated form, `{solution-start}` ... `{solution-end}`).
+code-width   No line of a code cell's source is longer than CODE_LINE (100) characters.
+             The column holds COLUMN (75) characters at the browser check's 1280-px window
+             (the theme's 634-px code box, 8.43 px per character of its 14-px monospace);
+             _static/code.css wraps longer lines, and 100, the package's own line
+             length, keeps that to one wrap. Split the line, or put a trailing comment
+             on the line above.
 
 Every offender is printed as `page: rule: detail`, then a summary; the exit code is 1 if
 there is any. Run from the repository's root: the API rule imports `illustrated` from it.
@@ -30,6 +36,9 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # imported from tests too
+from check_browser import html_pages  # noqa: E402  the same pages as the browser check
+
 ROOT = Path(__file__).resolve().parent.parent
 API_PAGE = "appendix/api.html"
 API_SOURCE = ROOT / "appendix" / "api.md"
@@ -38,6 +47,8 @@ RAW_RST = re.compile(r"\.\. (?:py:\w+|auto\w+)::|:param \w|:returns?:|:rtype:")
 TABLE_BORDER = re.compile(r"={5,}")
 AUTOMODULE = re.compile(r"^\s*(?:\.\. automodule::|```\{automodule\})\s*(\S+)", re.M)
 EXERCISES = re.compile(r"^(?:[\d.]+\s*)?Exercises$")
+COLUMN = 75  # characters of code in the article's column at a 1280-px window
+CODE_LINE = 100  # the longest source line allowed: at most one wrap (_static/code.css)
 
 
 def soup(html: str) -> BeautifulSoup:
@@ -160,17 +171,33 @@ def check_solutions(page: str, doc: BeautifulSoup) -> list[str]:
     return problems
 
 
+# ---------------------------------------------------------------- code width
+def check_code_width(page: str, doc: BeautifulSoup, limit: int = CODE_LINE,
+                     shown: int = 5) -> list[str]:
+    """Source lines of code cells longer than ``limit`` characters: the first ``shown``,
+    then how many more."""
+    long = [line for pre in doc.select("div.cell_input pre")
+            for line in pre.get_text().splitlines() if len(line) > limit]
+    problems = [f"{page}: code-width: {len(line)} characters (the limit is {limit}): "
+                f"{line.strip()[:70]}…" for line in long[:shown]]
+    if len(long) > shown:
+        problems.append(f"{page}: code-width: ... and {len(long) - shown} more such lines")
+    return problems
+
+
 # ---------------------------------------------------------------- main
 def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
-    pages = sorted(p for p in html_dir.rglob("*.html") if "_static" not in p.parts)
+    # The same pages as the browser check: not index.html, which only redirects to the
+    # first page, nor the theme's files in _static/.
+    pages = html_pages(html_dir) if html_dir.is_dir() else []
     if not pages:
-        return [f"{html_dir}: no HTML pages: build the book first"]
+        return [f"{html_dir}: no HTML pages: build the book first (make book-check)"]
     problems = []
-    for path in pages:
-        page = path.relative_to(html_dir).as_posix()
-        doc = soup(path.read_text(encoding="utf-8"))
+    for page in pages:
+        doc = soup((html_dir / page).read_text(encoding="utf-8"))
         problems += check_glue_quotes(page, doc)
         problems += check_solutions(page, doc)
+        problems += check_code_width(page, doc)
         if page == API_PAGE:
             source = api_source
             if source is None:
@@ -184,18 +211,20 @@ def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="Static checks of the built website.")
-    parser.add_argument("html_dir", nargs="?", type=Path, default=ROOT / "_build" / "html")
+    parser.add_argument("html_dir", nargs="?", type=Path, default=ROOT / "_build" / "check" / "html",
+                        help="the built site (default: the strict build's, _build/check/html; "
+                        "make book's is _build/html)")
     html_dir = parser.parse_args().html_dir
     problems = check_site(html_dir)
     for problem in problems:
         print(problem)
-    pages = len([p for p in html_dir.rglob("*.html") if "_static" not in p.parts])
+    pages = len(html_pages(html_dir)) if html_dir.is_dir() else 0
     if problems:
         print(f"Site checks: {len(problems)} problem(s) in {html_dir} "
               "(rules: see scripts/check_site.py).")
         return 1
-    print(f"Site checks (API page, raw rST, glued quotes, closed solutions): "
-          f"{pages} pages, 0 problems.")
+    print(f"Site checks (API page, raw rST, glued quotes, closed solutions, code width): "
+          f"{pages} pages (index.html only redirects), 0 problems.")
     return 0
 
 

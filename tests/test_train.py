@@ -62,3 +62,60 @@ def test_train_refuses_a_bad_model_factory():
         train(short, progress=False, model_factory=42)
     with pytest.raises(TypeError, match="must return an nn.Module, got int"):
         train(short, progress=False, model_factory=lambda config, generator: 3)
+
+
+# The command: python -m illustrated.train
+def test_help_describes_every_option(capsys):
+    from illustrated.train import _parser, main
+
+    undescribed = [a.option_strings or a.dest for a in _parser()._actions
+                   if not (a.help or "").strip()]
+    assert undescribed == []
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert exit_.value.code == 0
+    text = " ".join(text.split())
+    assert "random seed of the initial weights" in text and "optimiser steps, each" in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--steps", "0"], "argument --steps: must be 1 or more, got 0"),
+    (["--steps", "many"], "argument --steps: expected an integer, got 'many'"),
+    (["--corpus", "wiki"], "argument --corpus: invalid choice: 'wiki' (choose from 'toy', 'tatoeba')"),
+    (["--corpus", "tatoeba", "--max-tokens", "-5"], "argument --max-tokens: must be 1 or more, got -5"),
+])
+def test_bad_option_is_one_line(argv, message, capsys):
+    from illustrated.train import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"python -m illustrated.train: {message} (--help lists the options)"]
+
+
+def test_command_says_what_it_read_and_wrote(tmp_path, capsys):
+    """Two steps of the toy model: the corpus read, the checkpoint written, the scores; no
+    progress bar in captured (not a terminal) output."""
+    from illustrated.train import main
+
+    out = tmp_path / "t.pt"
+    assert main(["--steps", "2", "--out", str(out)]) == 0
+    lines = capsys.readouterr()
+    printed = lines.out.splitlines()
+    assert printed[0].startswith("read: the toy grammar's sentence pairs (illustrated.data): ")
+    assert printed[0].endswith("held out; 2 steps")
+    assert printed[1].startswith(f"wrote: {out} (translate with it: python -m "
+                                 f"illustrated.translate --toy --checkpoint {out})")
+    assert printed[2].startswith("held-out: exact_match=") and len(printed) == 3
+    assert out.is_file() and lines.err == ""  # no progress bar, no warning
+
+
+def test_command_cannot_write_is_one_line(tmp_path, capsys):
+    from illustrated.train import main
+
+    (tmp_path / "file").write_text("")
+    assert main(["--steps", "1", "--out", str(tmp_path / "file" / "t.pt")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("python -m illustrated.train: ")

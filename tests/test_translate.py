@@ -64,7 +64,7 @@ def test_bad_input_messages(tiny_real, monkeypatch, capsys):
     assert main(["the weather is nice today", "--checkpoint", tiny_real]) == 0
     out = capsys.readouterr()
     assert "does not look like French (0 of 5 words" in out.err and len(out.out.splitlines()) == 1
-    assert main(["oui", "--beam", "-1", "--checkpoint", tiny_real]) == 2
+    assert "real translator: " in out.err  # the checkpoint it read
 
 
 def test_several_sentences_and_attention(tiny_real, capsys):
@@ -74,13 +74,80 @@ def test_several_sentences_and_attention(tiny_real, capsys):
 
 
 def test_help_describes_every_option(capsys):
-    from illustrated.train import main as train_main
+    undescribed = [a.option_strings or a.dest for a in translate._parser()._actions
+                   if not (a.help or "").strip()]
+    assert undescribed == []
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert exit_.value.code == 0
+    assert "--vocab" in text and "greedy decoding" in " ".join(text.split())
 
-    for command in (main, train_main):
-        with pytest.raises(SystemExit):
-            command(["--help"])
-        text = capsys.readouterr().out
-        assert text.count("--") >= 4 and "show this help" in text
+
+@pytest.mark.parametrize("argv, message", [
+    (["--beam", "0", "merci"], "argument --beam: must be 1 or more, got 0"),
+    (["--beam", "-1", "merci"], "argument --beam: must be 1 or more, got -1"),
+    (["--beam", "two", "merci"], "argument --beam: expected an integer, got 'two'"),
+    (["--bogus", "merci"], "unrecognized arguments: --bogus"),
+])
+def test_bad_option_is_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert err.splitlines() == [f"python -m illustrated.translate: {message} "
+                                "(--help lists the options)"]
+
+
+# The toy translator's messages, with the shipped checkpoint.
+@needs_shipped
+def test_toy_says_which_checkpoint_it_read(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["merci", "--toy"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "thanks\n"
+    assert out.err.splitlines() == [f"toy translator: {SHIPPED}"]
+
+
+@needs_shipped
+def test_toy_empty_and_over_long_input(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO("   \n"))
+    assert main(["--toy"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("nothing to translate") and len(err.splitlines()) == 1
+    assert main(["le chat " * 50, "merci", "--toy"]) == 1  # 100 words
+    out = capsys.readouterr()
+    assert out.out == "thanks\n"  # the other sentence is still translated
+    assert "too long: 100 words, the limit is 62; split it" in out.err
+    assert "Traceback" not in out.err
+
+
+@needs_shipped
+def test_toy_unknown_words_are_one_plain_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["je vois un chat mauve", "--toy"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[1:] == ["warning: unknown to the toy translator, read as <unk>: mauve"]
+    assert main(["où est la gare ?", "--toy"]) == 0
+    out = capsys.readouterr()
+    assert len(out.out.splitlines()) == 1
+    assert out.err.splitlines()[1:] == [
+        "warning: most of 'où est la gare ?' is unknown to the toy translator (3 of 5 words: "
+        "où, gare, ?); the translation below is a guess (--vocab lists the words it knows)"]
+    assert "UserWarning" not in out.err
+
+
+@needs_shipped
+def test_toy_vocab_lists_its_words(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # --vocab reads no sentences
+    assert main(["--toy", "--vocab"]) == 0
+    head, words = capsys.readouterr().out.splitlines()
+    _, sv, _ = translate.load_checkpoint(SHIPPED)
+    assert words.split() == translate.toy_vocabulary(sv) and "étudiant" in words.split()
+    assert "<unk>" not in words and head.startswith(f"The toy translator knows "
+                                                    f"{len(words.split())} French words")
 
 
 from illustrated.translator import SHIPPED_REAL  # noqa: E402
@@ -89,7 +156,8 @@ needs_real = pytest.mark.skipif(not SHIPPED_REAL.exists(), reason="no shipped re
 
 
 @needs_real
-@pytest.mark.parametrize("beam", [[], ["--beam", "4"]], ids=["greedy", "beam"])
+@pytest.mark.parametrize("beam", [[], ["--beam", "1"], ["--beam", "4"]],
+                         ids=["greedy", "beam1", "beam"])
 def test_shipped_real_translator(capsys, beam):
     assert main(["je suis étudiant", *beam]) == 0
     assert capsys.readouterr().out.splitlines() == ["I am a student."]

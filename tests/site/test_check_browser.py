@@ -62,3 +62,34 @@ def test_without_chromium_skips_on_a_laptop_and_fails_on_ci(monkeypatch, capsys)
     assert cb.main() == 0 and "SKIPPED" in capsys.readouterr().out
     monkeypatch.setenv("CI", "1")
     assert cb.main() == 1 and "FAILED" in capsys.readouterr().out
+
+
+def test_file_pages_guard_keeps_requests_on_the_machine():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from browser_checks.file_pages import PAGES, is_local_file
+
+    assert is_local_file("file:///book/_static/cjk.css") and is_local_file("data:font/woff2;x")
+    assert is_local_file("http://127.0.0.1:8000/x.js")
+    assert not is_local_file("https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex.js")
+    assert not is_local_file("http://127.0.0.1.evil.com/x")
+    assert not is_local_file("http://127.0.0.1:80@evil.com/x")
+    assert "appendix/glossary.html" in PAGES  # the sidebar's "Glossary: English ↔ 中文"
+
+
+def test_the_browser_runs_without_cjk_fonts():
+    """Without the system's CJK fonts only the site's web font can draw Chinese, as on a
+    reader's machine without them; fontconfig must accept the file."""
+    import shutil
+    import subprocess
+
+    assert "<rejectfont>" in cb.NO_CJK_FONTS and "zh-cn" in cb.NO_CJK_FONTS
+    if shutil.which("fc-list"):
+        conf = ROOT / "_build" / "test-no-cjk-fonts.conf"
+        conf.parent.mkdir(exist_ok=True)
+        conf.write_text(cb.NO_CJK_FONTS)
+        env = {"FONTCONFIG_FILE": str(conf), "PATH": "/usr/bin:/bin"}
+        out = subprocess.run(["fc-list", ":lang=zh-cn"], env=env, capture_output=True, text=True)
+        conf.unlink()
+        assert out.returncode == 0 and out.stdout.strip() == ""

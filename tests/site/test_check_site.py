@@ -263,4 +263,26 @@ def test_check_site_passes_a_good_site(tmp_path):
 
 
 def test_check_site_fails_without_pages(tmp_path):
-    assert check_site.check_site(tmp_path) == [f"{tmp_path}: no HTML pages: build the book first"]
+    assert check_site.check_site(tmp_path) == [f"{tmp_path}: no HTML pages: build the book first (make book-check)"]
+
+
+def test_code_width_catches_a_line_longer_than_the_limit():
+    line = "x = torch.randn(4, generator=g, dtype=torch.float64)  # (D,)  the decoder's last vector"
+    cell = ('<div class="cell docutils container"><div class="cell_input docutils container">'
+            '<div class="highlight-ipython3 notranslate"><div class="highlight"><pre>'
+            '<span></span>{}</pre></div></div></div></div>')
+    doc = check_site.soup(cell.format("short = 1\n" + line + "\n" + "y" * 101))
+    problems = check_site.check_code_width(CHAPTER, doc)
+    assert len(problems) == 1 and problems[0].startswith(
+        f"{CHAPTER}: code-width: 101 characters (the limit is 100): yyy")
+    assert check_site.check_code_width(CHAPTER, doc, limit=80)[0].startswith(
+        f"{CHAPTER}: code-width: {len(line)} characters (the limit is 80): x = torch.randn")
+    # Printed output is not source code (it wraps, _static/outputs.css).
+    output = '<div class="cell_output docutils container"><pre>{}</pre></div>'.format("z" * 300)
+    assert check_site.check_code_width(CHAPTER, check_site.soup(output)) == []
+
+
+def test_code_width_column_follows_the_theme():
+    """COLUMN: the 634-px code box at 1280 px over 8.43 px per character (14-px DejaVu Sans
+    Mono, measured in Chromium); CODE_LINE allows one wrap at most."""
+    assert check_site.COLUMN == int(634 / 8.4287) and check_site.COLUMN < check_site.CODE_LINE <= 2 * check_site.COLUMN
