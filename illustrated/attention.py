@@ -27,7 +27,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import check_dropout, check_heads, check_same_width, check_tensor
+from ._checks import broadcast_shape, check_dropout, check_heads, check_same_width, check_tensor
 from .masks import check_mask
 
 
@@ -80,13 +80,11 @@ def _check_qkv(query, key, value) -> None:
             "key and value must have the same length S (one value per key), got "
             f"key {tuple(key.shape)} and value {tuple(value.shape)}"
         )
-    try:
-        torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
-    except RuntimeError:
+    if broadcast_shape(query.shape[:-2], key.shape[:-2], value.shape[:-2]) is None:
         raise ValueError(
             "the batch dimensions of query, key and value do not match: "
             f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
-        ) from None
+        )
 
 
 def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
@@ -110,12 +108,20 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
             f"dropout must be a module such as nn.Dropout(p) or None, got "
             f"{type(dropout).__name__} ({dropout!r})"
         )
+    if mask is not None:
+        batch = broadcast_shape(query.shape[:-2], key.shape[:-2])
+        check_mask(mask, (*batch, query.shape[-2], key.shape[-2]))  # the scores' shape
+    return _attention(query, key, value, mask, dropout)
+
+
+def _attention(query, key, value, mask=None, dropout=None):
+    """:func:`scaled_dot_product_attention` without the checks, for a caller that has made
+    them already (:class:`MultiHeadAttention` checks its own inputs once)."""
     d_k = query.shape[-1]
     # Dividing Q by sqrt(d_k) before the product equals dividing the scores after it, and
     # touches L x Dk numbers instead of L x S: at long lengths a pass fewer over the scores.
     scores = (query / math.sqrt(d_k)) @ key.transpose(-2, -1)  # (..., L, S)
     if mask is not None:
-        check_mask(mask, scores.shape)
         # The most negative finite number, not -inf: a fully blocked row then gives a
         # uniform softmax (no NaN), which the line after the softmax sets to 0.
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
@@ -127,9 +133,36 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
     return weights @ value, weights  # (..., L, Dv), (..., L, S)
 
 
+def _is_causal(mask: torch.Tensor, L: int, S: int) -> bool:
+    """Whether ``mask`` is the plain causal mask: one ``(L, L)`` lower triangle shared by
+    every batch row and head. Its shape is checked first (integers); only a mask of that
+    shape is compared with the triangle."""
+    shape = mask.shape
+    if L != S or L == 1 or shape[-2:] != (L, S) or any(n != 1 for n in shape[:-2]):
+        return False
+    return torch.equal(mask.reshape(L, S), _triangle(L, mask.device))
+
+
+_TRIANGLES: dict = {}
+
+
+def _triangle(L: int, device) -> torch.Tensor:
+    """The ``(L, L)`` causal triangle (True on and below the diagonal), made once per size."""
+    key = (L, device)
+    if key not in _TRIANGLES:
+        if len(_TRIANGLES) > 16:  # keep a few sizes only
+            _TRIANGLES.clear()
+        _TRIANGLES[key] = torch.ones(L, L, dtype=torch.bool, device=device).tril()  # (L, L)
+    return _TRIANGLES[key]
+
+
 def lean_attention(query, key, value, mask=None, dropout_p: float = 0.0):
     """The output of :func:`scaled_dot_product_attention` through PyTorch's fused kernel,
     which need not hold all the ``(..., L, S)`` weights at once; the weights are not returned.
+
+    A causal mask (:func:`~illustrated.masks.subsequent_mask`, shared by every row) is
+    handed over as ``is_causal=True`` instead, the kernel's own causal route: it skips the
+    blocked half of the scores rather than reading a mask.
 
     ``F.scaled_dot_product_attention`` reads a bool mask as we do (True = may attend), but
     some versions give NaN where a query row may attend to nothing. Such rows, if any, are
@@ -139,6 +172,9 @@ def lean_attention(query, key, value, mask=None, dropout_p: float = 0.0):
     """
     if mask is None:
         return F.scaled_dot_product_attention(query, key, value, dropout_p=dropout_p)
+    if _is_causal(mask, query.shape[-2], key.shape[-2]):
+        return F.scaled_dot_product_attention(query, key, value, dropout_p=dropout_p,
+                                              is_causal=True)  # (..., L, Dv)
     blind = ~mask.any(dim=-1, keepdim=True)  # (..., L, 1): rows with nothing to look at
     if not blind.any():  # the usual case: no extra (L, S) mask to build
         return F.scaled_dot_product_attention(query, key, value, attn_mask=mask,
@@ -278,9 +314,17 @@ class MultiHeadAttention(nn.Module):
             raise TypeError(f"need_weights must be True, False or None, got {need_weights!r}")
         if cache is not None and not isinstance(cache, KVCache):
             raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
-        reuse = cache is not None and cache.static and cache.k is not None
         past = len(cache) if cache is not None and not cache.static else 0
         self._check_inputs(query, key, value, mask, past)
+        return self._forward(query, key, value, mask, cache, need_weights)
+
+    def _forward(self, query, key, value, mask=None, cache: KVCache | None = None,
+                 need_weights: bool | None = None):
+        """:meth:`forward` without the checks, for a layer that has checked its own inputs
+        (the shapes, dtypes and mask reaching this module follow from them)."""
+        if need_weights is None:
+            need_weights = self.need_weights
+        reuse = cache is not None and cache.static and cache.k is not None
         B, L, _ = query.shape
         if mask is not None and mask.dim() < 4:
             mask = mask.unsqueeze(-3)  # (B, 1, L, S): the same mask for every head
@@ -292,18 +336,23 @@ class MultiHeadAttention(nn.Module):
             k = self._split(self.w_k(key))  # (B, H, S, Dk)
             v = self._split(self.w_v(value))  # (B, H, S, Dk)
         if cache is not None and not reuse:
-            if past:
+            if cache.k is not None:  # P positions already held
                 k = torch.cat([cache.k, k], dim=-2)  # (B, H, P + S, Dk)
                 v = torch.cat([cache.v, v], dim=-2)  # (B, H, P + S, Dk)
             cache.k, cache.v = k, v
         # 3) attend in every head at once
         if need_weights:
-            z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=self.dropout)
-            self.attention_weights = weights.detach()  # (B, H, L, S)
+            # Dropout only where it does something (training, p > 0): in eval it is the
+            # identity, and a call to skip.
+            dropout = self.dropout if self.training and self.dropout.p > 0 else None
+            z, weights = _attention(q, k, v, mask, dropout)
+            # Straight into the instance dict: nn.Module's __setattr__ searches its
+            # parameters, buffers and submodules first, a cost paid on every call.
+            self.__dict__["attention_weights"] = weights.detach()  # (B, H, L, S)
         else:
             p = self.dropout.p if self.training else 0.0
             z = lean_attention(q, k, v, mask=mask, dropout_p=p)  # (B, H, L, Dk)
-            self.attention_weights = None
+            self.__dict__["attention_weights"] = None
         # 4) merge heads: concatenate the h outputs side by side
         z = z.transpose(1, 2).reshape(B, L, self.d_model)  # (B, L, D)
         # 5) output projection W^O
