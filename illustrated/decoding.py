@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import torch
 
-from .masks import padding_mask, subsequent_mask
+from ._checks import check_tensor
+from .masks import check_mask, padding_mask, subsequent_mask
 
 
 def _step(model, memory, src_mask, ys, cache):
-    """Log-probabilities ``(B, V)`` of the next token after the prefixes ``ys`` ``(B, T)``."""
+    """Log-probabilities ``(B, V)`` of the next token after the prefixes ``ys`` ``(B, T)``.
+    The decoding functions check their inputs once, so each step runs the model's decode
+    without checks (:meth:`~illustrated.model.Transformer._decode_trusted`)."""
     if cache is not None:
-        out = model.decode(memory, src_mask, ys[:, -1:], None, cache=cache)  # (B, 1, D)
+        out = model._decode_trusted(memory, src_mask, ys[:, -1:], None, cache)  # (B, 1, D)
     else:
         T = ys.shape[1]
-        out = model.decode(memory, src_mask, ys, subsequent_mask(T, ys.device))  # (B, T, D)
+        out = model._decode_trusted(memory, src_mask, ys, subsequent_mask(T, ys.device))  # (B, T, D)
     return model.generator(out[:, -1])  # (B, V)
 
 
@@ -55,6 +58,9 @@ def greedy_decode(model, src, max_len, bos_id, eos_id, src_mask=None, use_cache=
         with torch.no_grad():
             if src_mask is None:
                 src_mask = padding_mask(src, pad_id)  # (B, 1, S)
+            else:  # once here, for every step: each query row reads the same keys
+                check_tensor(src_mask, "src_mask", ndim=(2, 3))
+                check_mask(src_mask, (src.shape[0], 1, src.shape[1]), "src_mask")
             memory = model.encode(src, src_mask)  # (B, S, D)
             cache = model.new_cache() if use_cache else None
             ys = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)  # (B, 1)

@@ -231,3 +231,49 @@ def test_decoder_cache_needs_a_positive_layer_count(bad):
     from illustrated.layers import DecoderCache
     with pytest.raises((ValueError, TypeError), match="N"):
         DecoderCache(bad)
+
+
+# ----------------------------------------------------------------- checked once
+
+
+def test_layers_check_dtype_device_and_mask_rank_at_their_door():
+    """The inner attention and feed-forward no longer check: the layer does, with the
+    same clear messages."""
+    enc, dec = EncoderLayer(D, H, D_FF), DecoderLayer(D, H, D_FF)
+    x64 = torch.randn(2, 5, D, dtype=torch.float64)
+    with pytest.raises(TypeError, match=r"x has dtype torch.float64 but the layer's weights "
+                                        r"are torch.float32.*\.double\(\)"):
+        enc(x64)
+    with pytest.raises(TypeError, match=r"memory has dtype torch.float64"):
+        dec(torch.randn(2, 5, D), x64)
+    with pytest.raises(TypeError, match=r"x has dtype torch.float64"):
+        PositionwiseFeedForward(D, D_FF)(x64)
+    with pytest.raises(ValueError, match=r"mask must be 2-D or 3-D, got 1-D"):
+        enc(torch.randn(2, 5, D), torch.ones(5, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"tgt_mask must be 2-D or 3-D, got 4-D"):
+        dec(torch.randn(2, 5, D), torch.randn(2, 7, D),
+            tgt_mask=torch.ones(2, H, 5, 5, dtype=torch.bool))
+    with pytest.raises(TypeError, match=r"cache must be a \(KVCache, KVCache\) pair"):
+        dec(torch.randn(2, 5, D), torch.randn(2, 7, D), cache="cache")
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_unchecked_layers_equal_checked_layers(norm_first):
+    """_forward, which a stack calls after checking once, computes exactly forward."""
+    from illustrated.layers import DecoderCache
+    torch.manual_seed(0)
+    enc = EncoderLayer(D, H, D_FF, norm_first=norm_first).double().eval()
+    dec = DecoderLayer(D, H, D_FF, norm_first=norm_first).double().eval()
+    x = torch.randn(2, 5, D, dtype=torch.float64)
+    memory = torch.randn(2, 7, D, dtype=torch.float64)
+    src_mask = torch.tensor([[[True] * 7], [[True] * 4 + [False] * 3]])  # (2, 1, 7)
+    tgt_mask = subsequent_mask(5)
+    assert torch.equal(enc(x, tgt_mask), enc._forward(x, tgt_mask))
+    assert torch.equal(dec(x, memory, src_mask, tgt_mask),
+                       dec._forward(x, memory, src_mask, tgt_mask))
+    a, b = DecoderCache(1), DecoderCache(1)
+    for t in range(5):
+        xt = x[:, t:t + 1]
+        assert torch.equal(dec(xt, memory, src_mask, None, cache=a.layers[0]),
+                           dec._forward(xt, memory, src_mask, None, b.layers[0]))
+    assert torch.equal(a.layers[0][0].k, b.layers[0][0].k)
