@@ -31,6 +31,9 @@ def broadcast_shape(*shapes) -> tuple | None:
     """The shape that ``shapes`` broadcast to, or ``None`` if they do not: integers only,
     so it costs a few hundred nanoseconds where ``torch.broadcast_shapes`` costs several
     microseconds (a check run on every call of a layer must be cheap)."""
+    first = shapes[0]
+    if all(s == first for s in shapes[1:]):  # the usual case, at once
+        return tuple(first)
     out = []
     for dims in zip_longest(*(reversed(s) for s in shapes), fillvalue=1):  # last axis first
         size = 1

@@ -108,20 +108,12 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
             f"dropout must be a module such as nn.Dropout(p) or None, got "
             f"{type(dropout).__name__} ({dropout!r})"
         )
-    if mask is not None:
-        batch = broadcast_shape(query.shape[:-2], key.shape[:-2])
-        check_mask(mask, (*batch, query.shape[-2], key.shape[-2]))  # the scores' shape
-    return _attention(query, key, value, mask, dropout)
-
-
-def _attention(query, key, value, mask=None, dropout=None):
-    """:func:`scaled_dot_product_attention` without the checks, for a caller that has made
-    them already (:class:`MultiHeadAttention` checks its own inputs once)."""
     d_k = query.shape[-1]
     # Dividing Q by sqrt(d_k) before the product equals dividing the scores after it, and
     # touches L x Dk numbers instead of L x S: at long lengths a pass fewer over the scores.
     scores = (query / math.sqrt(d_k)) @ key.transpose(-2, -1)  # (..., L, S)
     if mask is not None:
+        check_mask(mask, scores.shape)
         # The most negative finite number, not -inf: a fully blocked row then gives a
         # uniform softmax (no NaN), which the line after the softmax sets to 0.
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
@@ -252,14 +244,18 @@ class MultiHeadAttention(nn.Module):
         self.attention_weights = None
 
     def _check_inputs(self, query, key, value, mask, past: int = 0):
-        for name, x in (("query", query), ("key", key), ("value", value)):
+        self_attention = query is key and key is value  # one tensor to check, not three
+        named = (("query", query),) if self_attention else (
+            ("query", query), ("key", key), ("value", value))
+        for name, x in named:
             check_tensor(x, name, ndim=3, floating=True)
             if x.shape[-1] != self.d_model:
                 raise ValueError(
                     f"{name} must have last dimension d_model={self.d_model}, "
                     f"got shape {tuple(x.shape)}"
                 )
-        _check_same_dtype_and_device(query=query, key=key, value=value)
+        if not self_attention:
+            _check_same_dtype_and_device(query=query, key=key, value=value)
         self._check_like_weights(query)
         if not query.shape[0] == key.shape[0] == value.shape[0]:
             raise ValueError(
@@ -314,17 +310,9 @@ class MultiHeadAttention(nn.Module):
             raise TypeError(f"need_weights must be True, False or None, got {need_weights!r}")
         if cache is not None and not isinstance(cache, KVCache):
             raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
+        reuse = cache is not None and cache.static and cache.k is not None
         past = len(cache) if cache is not None and not cache.static else 0
         self._check_inputs(query, key, value, mask, past)
-        return self._forward(query, key, value, mask, cache, need_weights)
-
-    def _forward(self, query, key, value, mask=None, cache: KVCache | None = None,
-                 need_weights: bool | None = None):
-        """:meth:`forward` without the checks, for a layer that has checked its own inputs
-        (the shapes, dtypes and mask reaching this module follow from them)."""
-        if need_weights is None:
-            need_weights = self.need_weights
-        reuse = cache is not None and cache.static and cache.k is not None
         B, L, _ = query.shape
         if mask is not None and mask.dim() < 4:
             mask = mask.unsqueeze(-3)  # (B, 1, L, S): the same mask for every head
@@ -336,7 +324,7 @@ class MultiHeadAttention(nn.Module):
             k = self._split(self.w_k(key))  # (B, H, S, Dk)
             v = self._split(self.w_v(value))  # (B, H, S, Dk)
         if cache is not None and not reuse:
-            if cache.k is not None:  # P positions already held
+            if past:
                 k = torch.cat([cache.k, k], dim=-2)  # (B, H, P + S, Dk)
                 v = torch.cat([cache.v, v], dim=-2)  # (B, H, P + S, Dk)
             cache.k, cache.v = k, v
@@ -345,14 +333,12 @@ class MultiHeadAttention(nn.Module):
             # Dropout only where it does something (training, p > 0): in eval it is the
             # identity, and a call to skip.
             dropout = self.dropout if self.training and self.dropout.p > 0 else None
-            z, weights = _attention(q, k, v, mask, dropout)
-            # Straight into the instance dict: nn.Module's __setattr__ searches its
-            # parameters, buffers and submodules first, a cost paid on every call.
-            self.__dict__["attention_weights"] = weights.detach()  # (B, H, L, S)
+            z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=dropout)
+            self.attention_weights = weights.detach()  # (B, H, L, S)
         else:
             p = self.dropout.p if self.training else 0.0
             z = lean_attention(q, k, v, mask=mask, dropout_p=p)  # (B, H, L, Dk)
-            self.__dict__["attention_weights"] = None
+            self.attention_weights = None
         # 4) merge heads: concatenate the h outputs side by side
         z = z.transpose(1, 2).reshape(B, L, self.d_model)  # (B, L, D)
         # 5) output projection W^O

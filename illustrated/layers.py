@@ -10,10 +10,6 @@ paper's choice as the default.
 
 Masks follow the package convention: bool, ``True`` = may attend (see
 :mod:`illustrated.masks`).
-
-Every layer checks its inputs once, in ``forward``, and then runs ``_forward``, which trusts
-them and calls its sub-layers' ``_forward`` in turn: a stack of layers checks at its door
-only, not again in every attention and feed-forward inside.
 """
 from __future__ import annotations
 
@@ -25,37 +21,17 @@ import torch.nn.functional as F
 from torch import nn
 
 from ._checks import check_dropout, check_heads, check_positive_int, check_tensor
-from .attention import KVCache, MultiHeadAttention, _autocast, _cast
+from .attention import KVCache, MultiHeadAttention
 from .masks import check_mask
 
 
-def _check_stream(x, d_model: int, name: str = "x", like: nn.Linear | None = None) -> None:
-    """Raise unless ``x`` is a float tensor ``(B, L, d_model)`` (with the dtype and device
-    of the layer ``like``'s weights, if given)."""
+def _check_stream(x, d_model: int, name: str = "x") -> None:
+    """Raise unless ``x`` is a float tensor ``(B, L, d_model)``."""
     check_tensor(x, name, ndim=3, floating=True)
     if x.shape[-1] != d_model:
         raise ValueError(
             f"{name} must have shape (B, L, d_model={d_model}), got {tuple(x.shape)}"
         )
-    if like is not None:
-        w = like.weight
-        if x.dtype != w.dtype and not _autocast(x):
-            raise TypeError(
-                f"{name} has dtype {x.dtype} but the layer's weights are {w.dtype}: call "
-                f"{_cast(x.dtype)} on the layer (model{_cast(x.dtype)}) or cast {name} "
-                f"with {_cast(w.dtype)}"
-            )
-        if x.device != w.device:
-            raise ValueError(
-                f"{name} is on {x.device} but the layer's weights are on {w.device}: move "
-                f"the layer (model.to('{x.device}')) or {name} (.to('{w.device}'))"
-            )
-
-
-def _check_layer_mask(mask, shape, name: str = "mask") -> None:
-    """Raise unless ``mask`` is a 2-D or 3-D bool mask broadcasting to ``shape`` (B, L, S)."""
-    check_tensor(mask, name, ndim=(2, 3))
-    check_mask(mask, shape, name)
 
 
 class Embeddings(nn.Module):
@@ -89,10 +65,6 @@ class Embeddings(nn.Module):
                 f"token ids must be in [0, vocab={self.vocab}), got ids from "
                 f"{tokens.min().item()} to {tokens.max().item()}"
             )
-        return self._forward(tokens)
-
-    def _forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        """:meth:`forward` without the checks (the ids' range costs two reductions)."""
         return self.embedding(tokens) * math.sqrt(self.d_model)  # (B, L, D)
 
 
@@ -117,11 +89,7 @@ class PositionwiseFeedForward(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args: x ``(B, L, D)``. Returns: ``(B, L, D)``."""
-        _check_stream(x, self.d_model, like=self.linear1)
-        return self._forward(x)
-
-    def _forward(self, x: torch.Tensor) -> torch.Tensor:
-        """:meth:`forward` without the check."""
+        _check_stream(x, self.d_model)
         # 1) widen and keep the positive part
         hidden = F.relu(self.linear1(x))  # (B, L, d_ff)
         # 2) dropout, 3) project back to d_model
@@ -214,22 +182,14 @@ class EncoderLayer(nn.Module):
 
         Returns: ``(B, L, D)``.
         """
-        self._check_inputs(x, mask)
-        return self._forward(x, mask)
-
-    def _check_inputs(self, x, mask, mask_name: str = "mask") -> None:
-        _check_stream(x, self.d_model, like=self.feed_forward.linear1)
+        _check_stream(x, self.d_model)
+        B, L, _ = x.shape
         if mask is not None:
-            B, L, _ = x.shape
-            _check_layer_mask(mask, (B, L, L), mask_name)
-
-    def _forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-        """:meth:`forward` without the checks (an :class:`~illustrated.model.Encoder` checks
-        once for all its layers)."""
+            check_mask(mask, (B, L, L))
         # 1) every position attends to every (unmasked) position of the same sequence
-        x = self.sublayer1(x, lambda y: self.self_attn._forward(y, y, y, mask))  # (B, L, D)
+        x = self.sublayer1(x, lambda y: self.self_attn(y, y, y, mask))  # (B, L, D)
         # 2) position-wise feed-forward
-        return self.sublayer2(x, self.feed_forward._forward)  # (B, L, D)
+        return self.sublayer2(x, self.feed_forward)  # (B, L, D)
 
     @classmethod
     def from_torch(cls, layer: nn.TransformerEncoderLayer) -> "EncoderLayer":
@@ -269,8 +229,8 @@ class DecoderLayer(nn.Module):
         self.sublayer3 = SublayerConnection(d_model, dropout, norm_first)
 
     def _check_inputs(self, x, memory, src_mask, tgt_mask, past: int = 0) -> None:
-        _check_stream(x, self.d_model, like=self.feed_forward.linear1)
-        _check_stream(memory, self.d_model, "memory", like=self.feed_forward.linear1)
+        _check_stream(x, self.d_model)
+        _check_stream(memory, self.d_model, "memory")
         if memory.shape[0] != x.shape[0]:
             raise ValueError(
                 f"x and memory must have the same batch size B, got x {tuple(x.shape)} "
@@ -278,9 +238,9 @@ class DecoderLayer(nn.Module):
             )
         B, T, S = x.shape[0], x.shape[1], memory.shape[1]
         if tgt_mask is not None:
-            _check_layer_mask(tgt_mask, (B, T, past + T), "tgt_mask")
+            check_mask(tgt_mask, (B, T, past + T), "tgt_mask")
         if src_mask is not None:
-            _check_layer_mask(src_mask, (B, T, S), "src_mask")
+            check_mask(src_mask, (B, T, S), "src_mask")
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor,
                 src_mask: torch.Tensor | None = None,
@@ -301,25 +261,19 @@ class DecoderLayer(nn.Module):
 
         Returns: ``(B, T, D)``.
         """
-        _check_layer_cache(cache)
-        past = 0 if cache is None else len(cache[0])
-        self._check_inputs(x, memory, src_mask, tgt_mask, past)
-        return self._forward(x, memory, src_mask, tgt_mask, cache)
-
-    def _forward(self, x, memory, src_mask=None, tgt_mask=None, cache=None) -> torch.Tensor:
-        """:meth:`forward` without the checks (a :class:`~illustrated.model.Decoder` checks
-        once for all its layers, and a decoding loop once for all its steps)."""
         self_cache, src_cache = (None, None) if cache is None else cache
+        past = 0 if self_cache is None else len(self_cache)
+        self._check_inputs(x, memory, src_mask, tgt_mask, past)
         # 1) masked self-attention: each target position looks at earlier ones only
         x = self.sublayer1(
-            x, lambda y: self.self_attn._forward(y, y, y, tgt_mask, cache=self_cache)
+            x, lambda y: self.self_attn(y, y, y, tgt_mask, cache=self_cache)
         )  # (B, T, D)
         # 2) encoder-decoder attention: queries from the decoder, keys/values from memory
         x = self.sublayer2(
-            x, lambda y: self.src_attn._forward(y, memory, memory, src_mask, cache=src_cache)
+            x, lambda y: self.src_attn(y, memory, memory, src_mask, cache=src_cache)
         )  # (B, T, D)
         # 3) position-wise feed-forward
-        return self.sublayer3(x, self.feed_forward._forward)  # (B, T, D)
+        return self.sublayer3(x, self.feed_forward)  # (B, T, D)
 
     @classmethod
     def from_torch(cls, layer: nn.TransformerDecoderLayer) -> "DecoderLayer":
@@ -333,20 +287,6 @@ class DecoderLayer(nn.Module):
         _copy_common(ours, layer, (ours.sublayer1, ours.sublayer2, ours.sublayer3))
         ours.src_attn = MultiHeadAttention.from_torch(layer.multihead_attn)
         return ours.train(layer.training)
-
-
-def _check_layer_cache(cache) -> None:
-    """Raise unless ``cache`` is ``None`` or a (self-attention, encoder-decoder) pair of
-    :class:`~illustrated.attention.KVCache`."""
-    if cache is None:
-        return
-    if (not isinstance(cache, (tuple, list)) or len(cache) != 2
-            or not all(isinstance(c, KVCache) for c in cache)):
-        raise TypeError(f"cache must be a (KVCache, KVCache) pair (one entry of a "
-                        f"DecoderCache) or None, got {type(cache).__name__}")
-    if cache[0].static or not cache[1].static:
-        raise ValueError("cache must pair a growing self-attention KVCache() with a "
-                         "static encoder-decoder KVCache(static=True)")
 
 
 class DecoderCache:

@@ -22,7 +22,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from ._checks import check_dropout, check_heads, check_positive_int
 from .layers import DecoderCache, DecoderLayer, EncoderLayer, Embeddings
-from .masks import padding_mask, subsequent_mask
+from .masks import check_mask, padding_mask, subsequent_mask
 from .positional import PositionalEncoding
 
 
@@ -108,12 +108,8 @@ class Encoder(nn.Module):
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         """Args: x ``(B, S, D)``; mask broadcasting to ``(B, S, S)``. Returns: ``(B, S, D)``."""
-        self.layers[0]._check_inputs(x, mask)  # once: every layer keeps the shapes
-        return self._forward(x, mask)
-
-    def _forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         for layer in self.layers:
-            x = layer._forward(x, mask)  # (B, S, D)
+            x = layer(x, mask)  # (B, S, D)
         return self.norm(x)  # (B, S, D)
 
 
@@ -151,14 +147,9 @@ class Decoder(nn.Module):
                     f"cache has {len(cache.layers)} layers but the decoder has "
                     f"{len(self.layers)}; make it with model.new_cache()"
                 )
-        past = 0 if cache is None else len(cache)
-        self.layers[0]._check_inputs(x, memory, src_mask, tgt_mask, past)  # once for all
-        return self._forward(x, memory, src_mask, tgt_mask, cache)
-
-    def _forward(self, x, memory, src_mask=None, tgt_mask=None, cache=None) -> torch.Tensor:
         for i, layer in enumerate(self.layers):
             layer_cache = None if cache is None else cache.layers[i]
-            x = layer._forward(x, memory, src_mask, tgt_mask, layer_cache)  # (B, T, D)
+            x = layer(x, memory, src_mask, tgt_mask, cache=layer_cache)  # (B, T, D)
         return self.norm(x)  # (B, T, D)
 
 
@@ -254,8 +245,9 @@ class Transformer(nn.Module):
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None) -> torch.Tensor:
         """Args: src ids ``(B, S)``; src_mask ``(B, 1, S)``. Returns: memory ``(B, S, D)``."""
         x = self.src_embed(src)  # (B, S, D)
-        self.encoder.layers[0]._check_inputs(x, src_mask, "src_mask")  # an error names src_mask
-        return self.encoder._forward(x, src_mask)  # (B, S, D)
+        if src_mask is not None:  # checked here so an error names src_mask
+            check_mask(src_mask, (x.shape[0], x.shape[1], x.shape[1]), "src_mask")
+        return self.encoder(x, src_mask)  # (B, S, D)
 
     def decode(self, memory: torch.Tensor, src_mask: torch.Tensor | None,
                tgt: torch.Tensor, tgt_mask: torch.Tensor | None,
@@ -271,14 +263,6 @@ class Transformer(nn.Module):
         embed, positional = self.tgt_embed
         x = positional(embed(tgt), start=len(cache))  # (B, T, D)
         return self.decoder(x, memory, src_mask, tgt_mask, cache=cache)  # (B, T, D)
-
-    def _decode_trusted(self, memory, src_mask, tgt, tgt_mask, cache=None) -> torch.Tensor:
-        """:meth:`decode` without the checks, for a decoding loop (:mod:`illustrated.decoding`)
-        that has checked its source, mask and token ids once: every step then feeds ids it
-        picked itself from the vocabulary, in the shapes of the step before."""
-        embed, positional = self.tgt_embed
-        x = positional(embed._forward(tgt), start=0 if cache is None else len(cache))  # (B, T, D)
-        return self.decoder._forward(x, memory, src_mask, tgt_mask, cache)  # (B, T, D)
 
     def new_cache(self) -> DecoderCache:
         """An empty key/value cache for incremental decoding with :meth:`decode`."""

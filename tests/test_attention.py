@@ -629,7 +629,7 @@ def test_cache_of_the_wrong_type_is_refused():
         mha(x, x, x, cache=(None, None))
 
 
-# --- the cheap checks and the unchecked inner path ----------------------------------
+# --- the fused kernel's causal route and the skipped dropout ----------------------------------
 
 
 def test_causal_mask_takes_the_fused_kernels_is_causal_route(monkeypatch):
@@ -666,24 +666,6 @@ def test_a_causal_looking_mask_of_another_pattern_keeps_its_mask():
     teach, lean = lean_pair()
     x = randn(2, 5, 8, seed=1)
     torch.testing.assert_close(lean(x, x, x, upper), teach(x, x, x, upper), **TOL)
-
-
-@pytest.mark.parametrize("mask_name", list(lean_masks()))
-@pytest.mark.parametrize("need_weights", [True, False], ids=["teaching", "lean"])
-def test_unchecked_forward_equals_forward(mask_name, need_weights):
-    """_forward (what a layer calls after its own checks) computes exactly what forward
-    does, weights included."""
-    teach, _ = lean_pair()
-    teach.train()
-    x, mem = randn(2, 5, 8, seed=1), randn(2, 5, 8, seed=2)
-    mask = lean_masks()[mask_name]
-    torch.manual_seed(3)
-    a = teach(x, mem, mem, mask, need_weights=need_weights)
-    wa = teach.attention_weights
-    torch.manual_seed(3)
-    b = teach._forward(x, mem, mem, mask, need_weights=need_weights)
-    assert torch.equal(a, b)
-    assert (wa is None and teach.attention_weights is None) or torch.equal(wa, teach.attention_weights)
 
 
 def test_teaching_path_skips_dropout_only_where_it_is_the_identity():

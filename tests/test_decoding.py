@@ -123,14 +123,3 @@ def test_greedy_refuses_token_ids_outside_the_vocabulary(kwargs, err, words):
     if "pad_id" not in kwargs:
         with pytest.raises(err, match=re.escape(words)):
             beam_search(model, torch.tensor([[3, 4]]), 5, **args)
-
-
-def test_greedy_checks_its_src_mask_once_for_every_step():
-    model = _model()
-    src = torch.tensor([[4, 5, 2], [6, 2, 0]])
-    with pytest.raises(ValueError, match=r"src_mask of shape \(2, 3, 3\) does not broadcast"):
-        greedy_decode(model, src, 5, 1, 2, src_mask=torch.ones(2, 3, 3, dtype=torch.bool))
-    with pytest.raises(TypeError, match=r"src_mask must be a bool tensor"):
-        greedy_decode(model, src, 5, 1, 2, src_mask=torch.ones(2, 1, 3))
-    ok = greedy_decode(model, src, 5, 1, 2, src_mask=src[:, None] != 0)
-    assert torch.equal(ok, greedy_decode(model, src, 5, 1, 2))

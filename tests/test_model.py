@@ -289,28 +289,3 @@ def test_shared_embeddings_are_one_matrix_and_keys_do_not_change():
         ModelConfig.tiny(share_embeddings=1)
     src = torch.tensor([[1, 5, 2]])
     assert shared(src, src).shape == (1, 3, 16)
-
-
-# ----------------------------------------------------------------- checked once
-
-
-def test_model_checks_at_its_door_and_trusted_decode_equals_decode():
-    """The stacks check their input once; a decoding loop's unchecked step
-    (_decode_trusted) computes exactly what decode does, with and without a cache."""
-    model = tiny_model(3).double().eval()
-    src = torch.tensor([[4, 5, 6, 7, 2], [8, 9, 2, 0, 0]])
-    tgt = torch.tensor([[1, 5, 6, 7], [1, 3, 2, 0]])
-    src_mask, tgt_mask = make_std_masks(src, tgt)
-    with torch.no_grad():
-        memory = model.encode(src, src_mask)
-        assert torch.equal(model.decode(memory, src_mask, tgt, tgt_mask),
-                           model._decode_trusted(memory, src_mask, tgt, tgt_mask))
-        a, b = model.new_cache(), model.new_cache()
-        for t in range(4):
-            assert torch.equal(model.decode(memory, src_mask, tgt[:, t:t + 1], None, cache=a),
-                               model._decode_trusted(memory, src_mask, tgt[:, t:t + 1], None, b))
-    with pytest.raises(ValueError, match=r"src_mask must be 2-D or 3-D, got 1-D"):
-        model.encode(src, torch.ones(5, dtype=torch.bool))
-    with pytest.raises(TypeError, match=r"x has dtype torch.float32 but the layer's weights "
-                                        r"are torch.float64"):
-        model.encoder(torch.randn(2, 5, 32))
