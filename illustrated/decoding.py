@@ -187,9 +187,8 @@ def _beam_batch(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
 
     while spans:
         owner = torch.tensor([b for b, lo, hi in spans for _ in range(lo, hi)], device=dev)
-        # Only the first step reads `memory` (one row per sentence, in order): the
-        # encoder-decoder caches hold its projected keys and values afterwards.
-        logp = _step(model, memory, src_mask.index_select(0, owner), ys, cache).double()  # (R, V)
+        mem, mask = memory.index_select(0, owner), src_mask.index_select(0, owner)  # (R, S, D), (R, 1, S)
+        logp = _step(model, mem, mask, ys, cache).double()  # (R, V)
         V = logp.shape[1]
         rows, seqs, new_scores, new_spans = [], [], [], []
         for b, lo, hi in spans:
