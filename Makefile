@@ -85,13 +85,18 @@ notebooks: $(STAMP)
 clean:
 	rm -rf _build .jupyter_cache
 
-# Cached vs uncached greedy decoding (not part of `make test`: it takes a minute or two).
+# Speed against PyTorch, decoding and translation (issue 21; not part of `make test`, about
+# 10 minutes on 2 cores). Each benchmark writes benchmarks/results/<name>.json; the last
+# step prints every figure with its target and writes benchmarks/results/summary.json.
 bench: $(STAMP)
-	$(PY) benchmarks/attention.py
-	$(PY) benchmarks/train_step.py
+	OMP_NUM_THREADS=1 $(PY) benchmarks/overhead.py
+	$(PY) benchmarks/attention.py --full
+	$(PY) benchmarks/train_step.py --full
 	$(PY) benchmarks/attention_memory.py
 	$(PY) benchmarks/decode.py
+	$(PY) benchmarks/translate.py
 	OMP_NUM_THREADS=1 $(PY) benchmarks/real_train.py
+	$(PY) benchmarks/summary.py
 
 # The small trained translator that chapters 10 and 11 load (about 40 s on 2 cores). The
 # committed file makes the chapters' numbers the same on every CPU; retrain only on purpose.

@@ -18,18 +18,27 @@ import torch
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def alternate(fns: dict, repeats: int = 7, warmup: int = 2) -> dict:
-    """Median wall-clock seconds of each callable in ``fns``, called in turn ``repeats``
-    times after ``warmup`` untimed rounds."""
-    for _ in range(warmup):
-        for fn in fns.values():
+def alternate(fns: dict, repeats: int = 7, warmup: int = 2, min_time: float = 0.02) -> dict:
+    """Median wall-clock seconds per call of each callable in ``fns``, called in turn
+    ``repeats`` times after ``warmup`` untimed rounds. A call shorter than ``min_time`` is
+    repeated within one sample until the sample lasts about ``min_time`` (as ``timeit``'s
+    autorange does), so a tiny call is not timed one call at a time, where one descheduling
+    of the process by a busy machine would swamp it."""
+    number = {}
+    for name, fn in fns.items():
+        t0 = time.perf_counter()
+        for _ in range(max(warmup, 1)):
             fn()
+        once = (time.perf_counter() - t0) / max(warmup, 1)
+        number[name] = max(1, min(1000, int(min_time / max(once, 1e-7))))
     times = {name: [] for name in fns}
     for _ in range(repeats):
         for name, fn in fns.items():
+            n = number[name]
             t0 = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
+            for _ in range(n):
+                fn()
+            times[name].append((time.perf_counter() - t0) / n)
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

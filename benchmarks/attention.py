@@ -60,11 +60,12 @@ def case(L, d, B):
             out.sum().backward()
         return run
 
-    repeats = 7 if B * L * L * d < 2e8 else 5
+    cost = B * L * L * d  # the big points take seconds a call: fewer rounds there
+    repeats, warmup = (7, 2) if cost < 2e8 else (5, 1) if cost < 2e9 else (3, 1)
     f = alternate({"ours": fwd_ours, "lean": fwd_lean, "torch": fwd_theirs,
-                   "torch_w": fwd_theirs_w}, repeats)
+                   "torch_w": fwd_theirs_w}, repeats, warmup)
     b = alternate({"ours": bwd(ours), "lean": bwd(lean),
-                   "torch": bwd(theirs, need_weights=False)}, repeats)
+                   "torch": bwd(theirs, need_weights=False)}, repeats, warmup)
     return {"L": L, "d_model": d, "B": B,
             "fwd_ours_ms": 1e3 * f["ours"], "fwd_torch_ms": 1e3 * f["torch"],
             "fwd_ratio": f["ours"] / f["torch"], "fwd_lean_ratio": f["lean"] / f["torch"],
