@@ -88,13 +88,17 @@ clean:
 # Speed against PyTorch, decoding and translation (issue 21; not part of `make test`, about
 # 10 minutes on 2 cores). Each benchmark writes benchmarks/results/<name>.json; the last
 # step prints every figure with its target and writes benchmarks/results/summary.json.
+# One thread by default: on a shared machine a descheduled OpenMP thread stalls every
+# parallel kernel and swamps the ratios; `make bench BENCH_THREADS=2` for both cores.
+BENCH_THREADS ?= 1
+BENCH := OMP_NUM_THREADS=$(BENCH_THREADS) MKL_NUM_THREADS=$(BENCH_THREADS) $(PY)
 bench: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) benchmarks/overhead.py
-	$(PY) benchmarks/attention.py --full
-	$(PY) benchmarks/train_step.py --full
-	$(PY) benchmarks/attention_memory.py
-	$(PY) benchmarks/decode.py
-	$(PY) benchmarks/translate.py
+	$(BENCH) benchmarks/attention.py --full
+	$(BENCH) benchmarks/train_step.py --full
+	$(BENCH) benchmarks/attention_memory.py
+	$(BENCH) benchmarks/decode.py
+	$(BENCH) benchmarks/translate.py
 	OMP_NUM_THREADS=1 $(PY) benchmarks/real_train.py
 	$(PY) benchmarks/summary.py
 
