@@ -2,7 +2,9 @@
 
 Every benchmark times our code and PyTorch's reference in the same process, alternating
 (ours, theirs, ours, theirs, ...) after a warm-up, so a machine that slows down or speeds up
-during the run affects both sides alike; it reports medians and the ratio ours/theirs.
+during the run affects both sides alike; it reports the fastest sample of each (the least
+disturbed by other work on a shared machine; ``statistic="median"`` for medians) and the
+ratio ours/theirs.
 """
 from __future__ import annotations
 
@@ -18,9 +20,11 @@ import torch
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def alternate(fns: dict, repeats: int = 7, warmup: int = 2, min_time: float = 0.02) -> dict:
-    """Median wall-clock seconds per call of each callable in ``fns``, called in turn
-    ``repeats`` times after ``warmup`` untimed rounds. A call shorter than ``min_time`` is
+def alternate(fns: dict, repeats: int = 7, warmup: int = 2, min_time: float = 0.02,
+              statistic: str = "min") -> dict:
+    """Wall-clock seconds per call of each callable in ``fns`` (its fastest sample, or with
+    ``statistic="median"`` the median), called in turn ``repeats`` times after ``warmup``
+    untimed rounds. A call shorter than ``min_time`` is
     repeated within one sample until the sample lasts about ``min_time`` (as ``timeit``'s
     autorange does), so a tiny call is not timed one call at a time, where one descheduling
     of the process by a busy machine would swamp it."""
@@ -39,7 +43,8 @@ def alternate(fns: dict, repeats: int = 7, warmup: int = 2, min_time: float = 0.
             for _ in range(n):
                 fn()
             times[name].append((time.perf_counter() - t0) / n)
-    return {name: statistics.median(ts) for name, ts in times.items()}
+    pick = min if statistic == "min" else statistics.median
+    return {name: pick(ts) for name, ts in times.items()}
 
 
 def progress(i: int, n: int, text: str) -> None:
