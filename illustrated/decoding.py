@@ -3,7 +3,10 @@
 ``greedy_decode`` picks the most likely token at every step; with ``use_cache=True`` each
 step feeds only the newest token and reuses the keys and values cached by earlier steps
 (:class:`~illustrated.layers.DecoderCache`), with the same output as re-running the
-decoder on the whole prefix. ``beam_search`` keeps the ``beam_size`` best prefixes.
+decoder on the whole prefix. ``beam_search`` keeps the ``beam_size`` best prefixes, all of
+them fed to the model in one batch each step, with the cache reordered to follow them;
+``beam_search_batch`` does the same for many sentences at once (one forward per step for
+every live hypothesis of every sentence), with the results of ``beam_search`` for each.
 Introduced in chapter 10, From vectors to words: decoding.
 """
 from __future__ import annotations
