@@ -178,3 +178,27 @@ def test_beam_search_batch_checks_its_input():
         beam_search_batch(model, torch.tensor([3, 2]), 5, 1, 2)
     with pytest.raises(ValueError, match=r"eos_id must be a target token id in \[0, 11\)"):
         beam_search_batch(model, torch.tensor([[3, 2]]), 5, 1, 11)
+
+
+def test_beam_search_runs_one_forward_per_step_for_every_hypothesis_and_sentence():
+    """beam_search feeds its k live hypotheses to the model together (one decode call per
+    step, the newest token of each, read against the cache); beam_search_batch does so for
+    every sentence at once: no more calls than steps."""
+    from illustrated.decoding import beam_search_batch
+    model = _model(2)
+    calls = []
+    decode = model.decode
+
+    def counting(memory, src_mask, tgt, tgt_mask, cache=None):
+        calls.append(tuple(tgt.shape))
+        assert cache is not None and tgt.shape[1] == 1  # one new token per hypothesis
+        return decode(memory, src_mask, tgt, tgt_mask, cache=cache)
+
+    model.decode = counting
+    beam_search(model, torch.tensor([[3, 4, 5, 2]]), 8, 1, 2, beam_size=3)
+    assert 1 <= len(calls) <= 7 and max(b for b, _ in calls) == 3
+    calls.clear()
+    rows, src = _sources(5)
+    beam_search_batch(model, src, 8, 1, 2, beam_size=3)
+    assert 1 <= len(calls) <= 7  # steps, not steps x sentences
+    assert calls[0][0] == len(rows) and max(b for b, _ in calls) > 3
