@@ -108,13 +108,22 @@ notebooks: $(STAMP)
 clean:
 	rm -rf _build .jupyter_cache
 
-# Cached vs uncached greedy decoding (not part of `make test`: it takes a minute or two).
+# Speed against PyTorch, decoding and translation (issue 21; not part of `make test`, about
+# 10 minutes on 2 cores). Each benchmark writes benchmarks/results/<name>.json; the last
+# step prints every figure with its target and writes benchmarks/results/summary.json.
+# One thread by default: on a shared machine a descheduled OpenMP thread stalls every
+# parallel kernel and swamps the ratios; `make bench BENCH_THREADS=2` for both cores.
+BENCH_THREADS ?= 1
+BENCH := OMP_NUM_THREADS=$(BENCH_THREADS) MKL_NUM_THREADS=$(BENCH_THREADS) $(PY)
 bench: $(STAMP)
-	$(PY) benchmarks/attention.py
-	$(PY) benchmarks/train_step.py
-	$(PY) benchmarks/attention_memory.py
-	$(PY) benchmarks/decode.py
+	OMP_NUM_THREADS=1 $(PY) benchmarks/overhead.py
+	$(BENCH) benchmarks/attention.py --full
+	$(BENCH) benchmarks/train_step.py --full
+	$(BENCH) benchmarks/attention_memory.py
+	$(BENCH) benchmarks/decode.py
+	$(BENCH) benchmarks/translate.py
 	OMP_NUM_THREADS=1 $(PY) benchmarks/real_train.py
+	$(PY) benchmarks/summary.py
 
 # The small trained translator that chapters 10 and 11 load (about 40 s on 2 cores). The
 # committed file makes the chapters' numbers the same on every CPU; retrain only on purpose.

@@ -2,7 +2,9 @@
 
 Every benchmark times our code and PyTorch's reference in the same process, alternating
 (ours, theirs, ours, theirs, ...) after a warm-up, so a machine that slows down or speeds up
-during the run affects both sides alike; it reports medians and the ratio ours/theirs.
+during the run affects both sides alike; it reports the fastest sample of each (the least
+disturbed by other work on a shared machine; ``statistic="median"`` for medians) and the
+ratio ours/theirs.
 """
 from __future__ import annotations
 
@@ -18,19 +20,31 @@ import torch
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def alternate(fns: dict, repeats: int = 7, warmup: int = 2) -> dict:
-    """Median wall-clock seconds of each callable in ``fns``, called in turn ``repeats``
-    times after ``warmup`` untimed rounds."""
-    for _ in range(warmup):
-        for fn in fns.values():
+def alternate(fns: dict, repeats: int = 7, warmup: int = 2, min_time: float = 0.02,
+              statistic: str = "min") -> dict:
+    """Wall-clock seconds per call of each callable in ``fns`` (its fastest sample, or with
+    ``statistic="median"`` the median), called in turn ``repeats`` times after ``warmup``
+    untimed rounds. A call shorter than ``min_time`` is
+    repeated within one sample until the sample lasts about ``min_time`` (as ``timeit``'s
+    autorange does), so a tiny call is not timed one call at a time, where one descheduling
+    of the process by a busy machine would swamp it."""
+    number = {}
+    for name, fn in fns.items():
+        t0 = time.perf_counter()
+        for _ in range(max(warmup, 1)):
             fn()
+        once = (time.perf_counter() - t0) / max(warmup, 1)
+        number[name] = max(1, min(1000, int(min_time / max(once, 1e-7))))
     times = {name: [] for name in fns}
     for _ in range(repeats):
         for name, fn in fns.items():
+            n = number[name]
             t0 = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(ts) for name, ts in times.items()}
+            for _ in range(n):
+                fn()
+            times[name].append((time.perf_counter() - t0) / n)
+    pick = min if statistic == "min" else statistics.median
+    return {name: pick(ts) for name, ts in times.items()}
 
 
 def progress(i: int, n: int, text: str) -> None:

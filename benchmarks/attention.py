@@ -8,13 +8,14 @@ sequence length L, width d_model and batch B, both batch-first. Three ratios:
 - ``*_lean_ratio``: our lean path (need_weights=False) vs the same fused PyTorch call;
 - ``fwd_w_ratio``: our teaching path vs PyTorch asked for the same per-head weights
   (``need_weights=True, average_attn_weights=False``): the same work on both sides.
- The default sweep is short
-(a few minutes); ``--full`` runs the issue's whole sweep (L 16..1024, d_model 64..512,
-B 1..32).
+The default sweep is short
+(a few minutes); ``--full`` runs the issue's sweep (L 16..1024, d_model 64..512, B 1..32,
+every combination but B=32 at L=1024, which ``--huge`` adds).
 
-    python benchmarks/attention.py [--full]
+    python benchmarks/attention.py [--full [--huge]]
 """
 import itertools
+import sys
 
 import torch
 from torch import nn
@@ -24,7 +25,11 @@ from _common import alternate, full_flag, progress, report
 from illustrated.attention import MultiHeadAttention
 
 SHORT = [(16, 64, 1), (128, 512, 32), (512, 256, 8), (1024, 128, 4), (256, 64, 32)]
-FULL = list(itertools.product((16, 64, 256, 1024), (64, 128, 512), (1, 8, 32)))
+# The whole sweep but B=32 at L=1024 (1 GiB of weights a call: minutes a point on 2 cores;
+# ``--full --huge`` adds those three points).
+FULL = [(L, d, B) for L, d, B in itertools.product((16, 64, 256, 1024), (64, 128, 512),
+                                                    (1, 8, 32))
+        if "--huge" in sys.argv[1:] or not (L == 1024 and B == 32)]
 H = 8
 
 
@@ -60,11 +65,12 @@ def case(L, d, B):
             out.sum().backward()
         return run
 
-    repeats = 7 if B * L * L * d < 2e8 else 5
+    cost = B * L * L * d  # the big points take seconds a call: fewer rounds there
+    repeats, warmup = (7, 2) if cost < 2e8 else (5, 1) if cost < 2e9 else (3, 1)
     f = alternate({"ours": fwd_ours, "lean": fwd_lean, "torch": fwd_theirs,
-                   "torch_w": fwd_theirs_w}, repeats)
+                   "torch_w": fwd_theirs_w}, repeats, warmup)
     b = alternate({"ours": bwd(ours), "lean": bwd(lean),
-                   "torch": bwd(theirs, need_weights=False)}, repeats)
+                   "torch": bwd(theirs, need_weights=False)}, repeats, warmup)
     return {"L": L, "d_model": d, "B": B,
             "fwd_ours_ms": 1e3 * f["ours"], "fwd_torch_ms": 1e3 * f["torch"],
             "fwd_ratio": f["ours"] / f["torch"], "fwd_lean_ratio": f["lean"] / f["torch"],

@@ -6,7 +6,7 @@ bool mask), compares our explicit ``scaled_dot_product_attention`` (which builds
 ``MultiHeadAttention(need_weights=False)``) with
 ``torch.nn.functional.scaled_dot_product_attention`` given the same mask:
 
-- time: alternating calls in this process after a warm-up, medians;
+- time: alternating calls in this process after a warm-up, the fastest sample of each;
 - peak memory: each (way, L) runs once in a fresh subprocess, which allocates its inputs,
   warms up on a tiny case, resets the kernel's peak-RSS mark (``/proc/self/clear_refs``),
   runs the attention once and reads the peak (``VmHWM`` in ``/proc/self/status``). The

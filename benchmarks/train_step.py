@@ -4,7 +4,11 @@ Both share the same embeddings, positional encoding and output layer (deep copie
 only the encoder-decoder stack differs. One step = forward, label-smoothing-free NLL loss,
 backward, Adam step; dropout 0.1, training mode, float32, CPU, causal target mask, no
 padding. (``nn.Transformer`` also ends its encoder and decoder with a LayerNorm, which our
-post-norm model has not: a little more work on PyTorch's side.)
+post-norm model has not: a little more work on PyTorch's side.) Two ratios: ``ratio`` for
+our default teaching path (every attention keeps its weights for the figures) and
+``lean_ratio`` for the lean path (``need_weights=False`` everywhere, as
+:func:`illustrated.trainer.train_real` trains: the fused kernel, the causal mask as
+``is_causal``).
 
     python benchmarks/train_step.py [--full]
 """
@@ -44,6 +48,10 @@ class TorchTransformer(nn.Module):
 def case(N, d, h, d_ff, B, n):
     ours = make_model(VOCAB, VOCAB, N=N, d_model=d, d_ff=d_ff, h=h, dropout=0.1, seed=0)
     theirs = TorchTransformer(ours, N, d, h, d_ff)
+    lean = copy.deepcopy(ours)
+    for m in lean.modules():
+        if hasattr(m, "need_weights"):
+            m.need_weights = False
     g = torch.Generator().manual_seed(1)
     src = torch.randint(3, VOCAB, (B, n), generator=g)
     tgt = torch.randint(3, VOCAB, (B, n + 1), generator=g)
@@ -52,6 +60,7 @@ def case(N, d, h, d_ff, B, n):
     torch_mask = nn.Transformer.generate_square_subsequent_mask(n)  # (T, T), -inf = blocked
     opt_ours = torch.optim.Adam(ours.parameters(), lr=1e-4)
     opt_theirs = torch.optim.Adam(theirs.parameters(), lr=1e-4)
+    opt_lean = torch.optim.Adam(lean.parameters(), lr=1e-4)
 
     def step(model, opt, *args):
         def run():
@@ -63,10 +72,11 @@ def case(N, d, h, d_ff, B, n):
         return run
 
     t = alternate({"ours": step(ours, opt_ours, src, tgt_in, None, ours_mask),
+                   "lean": step(lean, opt_lean, src, tgt_in, None, ours_mask),
                    "torch": step(theirs, opt_theirs, src, tgt_in, torch_mask)}, repeats=5)
     return {"N": N, "d_model": d, "h": h, "d_ff": d_ff, "B": B, "L": n,
-            "ours_ms": 1e3 * t["ours"], "torch_ms": 1e3 * t["torch"],
-            "ratio": t["ours"] / t["torch"]}
+            "ours_ms": 1e3 * t["ours"], "lean_ms": 1e3 * t["lean"], "torch_ms": 1e3 * t["torch"],
+            "ratio": t["ours"] / t["torch"], "lean_ratio": t["lean"] / t["torch"]}
 
 
 def main():
@@ -77,7 +87,7 @@ def main():
         r = case(*size)
         rows.append(r)
         progress(i, len(sweep), f"N={r['N']} d_model={r['d_model']} B={r['B']} L={r['L']}: "
-                 f"ours/torch {r['ratio']:.2f}x")
+                 f"ours/torch {r['ratio']:.2f}x, lean {r['lean_ratio']:.2f}x")
     report("train_step", rows, list(rows[0]), note="ratio = make_model / nn.Transformer step")
 
 

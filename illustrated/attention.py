@@ -27,7 +27,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import check_dropout, check_heads, check_same_width, check_tensor
+from ._checks import broadcast_shape, check_dropout, check_heads, check_same_width, check_tensor
 from .masks import check_mask
 
 
@@ -80,13 +80,11 @@ def _check_qkv(query, key, value) -> None:
             "key and value must have the same length S (one value per key), got "
             f"key {tuple(key.shape)} and value {tuple(value.shape)}"
         )
-    try:
-        torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
-    except RuntimeError:
+    if broadcast_shape(query.shape[:-2], key.shape[:-2], value.shape[:-2]) is None:
         raise ValueError(
             "the batch dimensions of query, key and value do not match: "
             f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
-        ) from None
+        )
 
 
 def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
@@ -127,9 +125,36 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
     return weights @ value, weights  # (..., L, Dv), (..., L, S)
 
 
+def _is_causal(mask: torch.Tensor, L: int, S: int) -> bool:
+    """Whether ``mask`` is the plain causal mask: one ``(L, L)`` lower triangle shared by
+    every batch row and head. Its shape is checked first (integers); only a mask of that
+    shape is compared with the triangle."""
+    shape = mask.shape
+    if L != S or L == 1 or shape[-2:] != (L, S) or any(n != 1 for n in shape[:-2]):
+        return False
+    return torch.equal(mask.reshape(L, S), _triangle(L, mask.device))
+
+
+_TRIANGLES: dict = {}
+
+
+def _triangle(L: int, device) -> torch.Tensor:
+    """The ``(L, L)`` causal triangle (True on and below the diagonal), made once per size."""
+    key = (L, device)
+    if key not in _TRIANGLES:
+        if len(_TRIANGLES) > 16:  # keep a few sizes only
+            _TRIANGLES.clear()
+        _TRIANGLES[key] = torch.ones(L, L, dtype=torch.bool, device=device).tril()  # (L, L)
+    return _TRIANGLES[key]
+
+
 def lean_attention(query, key, value, mask=None, dropout_p: float = 0.0):
     """The output of :func:`scaled_dot_product_attention` through PyTorch's fused kernel,
     which need not hold all the ``(..., L, S)`` weights at once; the weights are not returned.
+
+    A causal mask (:func:`~illustrated.masks.subsequent_mask`, shared by every row) is
+    handed over as ``is_causal=True`` instead, the kernel's own causal route: it skips the
+    blocked half of the scores rather than reading a mask.
 
     ``F.scaled_dot_product_attention`` reads a bool mask as we do (True = may attend), but
     some versions give NaN where a query row may attend to nothing. Such rows, if any, are
@@ -139,6 +164,9 @@ def lean_attention(query, key, value, mask=None, dropout_p: float = 0.0):
     """
     if mask is None:
         return F.scaled_dot_product_attention(query, key, value, dropout_p=dropout_p)
+    if _is_causal(mask, query.shape[-2], key.shape[-2]):
+        return F.scaled_dot_product_attention(query, key, value, dropout_p=dropout_p,
+                                              is_causal=True)  # (..., L, Dv)
     blind = ~mask.any(dim=-1, keepdim=True)  # (..., L, 1): rows with nothing to look at
     if not blind.any():  # the usual case: no extra (L, S) mask to build
         return F.scaled_dot_product_attention(query, key, value, attn_mask=mask,
@@ -216,14 +244,18 @@ class MultiHeadAttention(nn.Module):
         self.attention_weights = None
 
     def _check_inputs(self, query, key, value, mask, past: int = 0):
-        for name, x in (("query", query), ("key", key), ("value", value)):
+        self_attention = query is key and key is value  # one tensor to check, not three
+        named = (("query", query),) if self_attention else (
+            ("query", query), ("key", key), ("value", value))
+        for name, x in named:
             check_tensor(x, name, ndim=3, floating=True)
             if x.shape[-1] != self.d_model:
                 raise ValueError(
                     f"{name} must have last dimension d_model={self.d_model}, "
                     f"got shape {tuple(x.shape)}"
                 )
-        _check_same_dtype_and_device(query=query, key=key, value=value)
+        if not self_attention:
+            _check_same_dtype_and_device(query=query, key=key, value=value)
         self._check_like_weights(query)
         if not query.shape[0] == key.shape[0] == value.shape[0]:
             raise ValueError(
@@ -298,7 +330,10 @@ class MultiHeadAttention(nn.Module):
             cache.k, cache.v = k, v
         # 3) attend in every head at once
         if need_weights:
-            z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=self.dropout)
+            # Dropout only where it does something (training, p > 0): in eval it is the
+            # identity, and a call to skip.
+            dropout = self.dropout if self.training and self.dropout.p > 0 else None
+            z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=dropout)
             self.attention_weights = weights.detach()  # (B, H, L, S)
         else:
             p = self.dropout.p if self.training else 0.0

@@ -3,7 +3,10 @@
 ``greedy_decode`` picks the most likely token at every step; with ``use_cache=True`` each
 step feeds only the newest token and reuses the keys and values cached by earlier steps
 (:class:`~illustrated.layers.DecoderCache`), with the same output as re-running the
-decoder on the whole prefix. ``beam_search`` keeps the ``beam_size`` best prefixes.
+decoder on the whole prefix. ``beam_search`` keeps the ``beam_size`` best prefixes, all of
+them fed to the model in one batch each step, with the cache reordered to follow them;
+``beam_search_batch`` does the same for many sentences at once (one forward per step for
+every live hypothesis of every sentence), with the results of ``beam_search`` for each.
 Introduced in chapter 10, From vectors to words: decoding.
 """
 from __future__ import annotations
@@ -138,3 +141,95 @@ def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
         finished += [final(seq, s) for seq, s in zip(ys, scores)]
     finished.sort(key=lambda pair: -pair[1])
     return finished[:top_beams]
+
+
+def beam_search_batch(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,
+                      length_penalty=0.0):
+    """:func:`beam_search` for every row of ``src`` ``(B, S)`` at once (rows right-padded
+    with the model's ``pad_id``): each step runs one forward for the live hypotheses of
+    every sentence still searching, and each sentence makes exactly the decisions of
+    :func:`beam_search` on its own (the same candidates, ranks and stopping rule; the
+    tests prove the results equal). Returns a list of ``B`` results, each what
+    ``beam_search`` returns for that row: ``top_beams`` pairs ``(tokens, score)``."""
+    _check_ids(src, max_len)
+    _check_token_ids(model, bos_id=bos_id, eos_id=eos_id)
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            return _beam_batch(model, src, max_len, bos_id, eos_id, beam_size, top_beams,
+                               length_penalty)
+    finally:
+        model.train(was_training)
+
+
+def _beam_batch(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
+    """``_beam`` for ``B`` sentences side by side. The live hypotheses of all sentences are
+    the rows of one ``ys`` ``(R, T)``, those of a sentence next to each other; ``spans``
+    says which rows are whose. After each step every sentence ranks its own candidates
+    exactly as ``_beam`` does, and one index reorders the shared cache."""
+    B, dev = src.shape[0], src.device
+    src_mask = padding_mask(src, model.config.pad_id)  # (B, 1, S)
+    memory = model.encode(src, src_mask)  # (B, S, D)
+    cache = model.new_cache()
+    ys = torch.full((B, 1), bos_id, dtype=torch.long, device=dev)  # (R, 1)
+    scores = torch.zeros(B, dtype=torch.float64, device=dev)  # (R,)
+    spans = [(b, b, b + 1) for b in range(B)]  # (sentence, first row, end row) of each live one
+    finished = [[] for _ in range(B)]
+    last = [None] * B  # each sentence's live (ys, scores) when it stopped
+
+    def final(tokens, score):
+        n = tokens.numel() - 1
+        return tokens, float(score) / ((5 + n) / 6) ** alpha
+
+    def settled(b, live_scores):  # as _beam's settled(), for sentence b
+        if len(finished[b]) < k:
+            return False
+        kth = sorted((s for _, s in finished[b]), reverse=True)[k - 1]
+        return float(live_scores.max()) / ((5 + max_len) / 6) ** alpha <= kth
+
+    while spans:
+        owner = torch.tensor([b for b, lo, hi in spans for _ in range(lo, hi)], device=dev)
+        mem, mask = memory.index_select(0, owner), src_mask.index_select(0, owner)  # (R, S, D), (R, 1, S)
+        logp = _step(model, mem, mask, ys, cache).double()  # (R, V)
+        V = logp.shape[1]
+        rows, seqs, new_scores, new_spans = [], [], [], []
+        for b, lo, hi in spans:
+            cand = (scores[lo:hi, None] + logp[lo:hi]).flatten()  # (K * V,)
+            top = cand.topk(min(2 * k, cand.numel()))
+            keep = []
+            for rank, (s, i) in enumerate(zip(top.values, top.indices)):
+                row, tok = divmod(int(i), V)
+                seq = torch.cat([ys[lo + row], torch.tensor([tok], device=dev)])
+                if tok == eos_id:
+                    if rank < k:
+                        finished[b].append(final(seq, s))
+                elif len(keep) < k:
+                    rows.append(lo + row)
+                    keep.append((seq, s))
+            if not keep:  # _beam's `break`: its live hypotheses stay those before this step
+                last[b] = (ys[lo:hi], scores[lo:hi])
+                continue
+            kept = torch.stack([s for _, s in keep])  # (K',)
+            if ys.shape[1] + 1 < max_len and not settled(b, kept):
+                new_spans.append((b, len(seqs), len(seqs) + len(keep)))
+            else:
+                last[b] = (torch.stack([seq for seq, _ in keep]), kept)
+                rows = rows[:len(rows) - len(keep)]  # its rows leave the batch
+                continue
+            seqs += [seq for seq, _ in keep]
+            new_scores.append(kept)
+        if not new_spans:
+            break
+        cache.reorder(torch.tensor(rows, device=dev))
+        ys = torch.stack(seqs)  # (R', T + 1)
+        scores = torch.cat(new_scores)  # (R',)
+        spans = new_spans
+    results = []
+    for b in range(B):
+        live_ys, live_scores = last[b]
+        if live_ys.shape[1] >= max_len or len(finished[b]) < top_beams:
+            finished[b] += [final(seq, s) for seq, s in zip(live_ys, live_scores)]
+        finished[b].sort(key=lambda pair: -pair[1])
+        results.append(finished[b][:top_beams])
+    return results

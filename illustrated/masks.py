@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import torch
 
-from ._checks import check_positive_int, check_tensor
+from ._checks import broadcast_shape, check_positive_int, check_tensor
 
 
 def padding_mask(tokens: torch.Tensor, pad_id: int = 0) -> torch.Tensor:
@@ -109,11 +109,7 @@ def check_mask(mask: torch.Tensor, scores_shape, name: str = "mask") -> None:
     check_tensor(mask, name)
     if mask.dtype != torch.bool:
         raise _not_bool(mask, name)
-    try:
-        shape = torch.broadcast_shapes(mask.shape, tuple(scores_shape))
-    except RuntimeError:
-        shape = None
-    if shape != tuple(scores_shape):
+    if broadcast_shape(mask.shape, scores_shape) != tuple(scores_shape):
         raise ValueError(
             f"{name} of shape {tuple(mask.shape)} does not broadcast against the attention "
             f"scores of shape {tuple(scores_shape)}"

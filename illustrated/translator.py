@@ -1,6 +1,6 @@
 """The real translator: a :class:`~illustrated.model.Transformer` with its subword tokenizer,
 saved as one small file (float16 weights, the tokenizer's JSON inside), and the functions
-that translate with it: greedy in batches, beam search one sentence at a time, and the
+that translate with it: greedy or beam search, in batches of similar lengths, and the
 cross-attention of one translation. Introduced in the chapter Real sentences.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import torch
 
 from .checkpoint import read_checked, write_atomically
 from .corpus import DATA_DIR, normalize_french
-from .decoding import beam_search, greedy_decode
+from .decoding import beam_search_batch, greedy_decode
 from .model import ModelConfig, Transformer
 from .tokenizer import SubwordTokenizer
 
@@ -61,24 +61,25 @@ def prepare(text: str) -> str:
 
 def translate(model, tokenizer, sentences, beam: int = 0, length_penalty: float = 0.6,
               batch_size: int = 64, max_len: int = MAX_LEN) -> list[str]:
-    """English translations of French ``sentences`` (already :func:`prepare`-d): greedy in
-    batches of similar lengths, or beam search of size ``beam`` with the length penalty
-    ``((5 + n) / 6) ** length_penalty`` one sentence at a time."""
+    """English translations of French ``sentences`` (already :func:`prepare`-d), in batches
+    of similar lengths: greedy, or beam search of size ``beam`` with the length penalty
+    ``((5 + n) / 6) ** length_penalty`` (:func:`~illustrated.decoding.beam_search_batch`,
+    which finds for each sentence what :func:`~illustrated.decoding.beam_search` finds
+    alone)."""
     ids = [tokenizer.encode(s) for s in sentences]
     out = [None] * len(ids)
-    if beam > 0:
-        for i, src in enumerate(ids):
-            (tokens, _), = beam_search(model, torch.tensor([src]), max_len, tokenizer.bos_id,
-                                       tokenizer.eos_id, beam, length_penalty=length_penalty)
-            out[i] = tokenizer.decode(tokens)
-        return out
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
     for start in range(0, len(order), batch_size):
         chunk = order[start:start + batch_size]
         width = max(len(ids[i]) for i in chunk)
         src = torch.tensor([ids[i] + [0] * (width - len(ids[i])) for i in chunk])  # (B, S)
-        ys = greedy_decode(model, src, max_len, tokenizer.bos_id, tokenizer.eos_id)  # (B, T)
-        for i, row in zip(chunk, ys):
+        if beam > 0:
+            found = beam_search_batch(model, src, max_len, tokenizer.bos_id, tokenizer.eos_id,
+                                      beam, length_penalty=length_penalty)
+            rows = [tokens for ((tokens, _),) in found]
+        else:
+            rows = greedy_decode(model, src, max_len, tokenizer.bos_id, tokenizer.eos_id)  # (B, T)
+        for i, row in zip(chunk, rows):
             out[i] = tokenizer.decode(row)
     return out
 

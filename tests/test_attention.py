@@ -627,3 +627,55 @@ def test_cache_of_the_wrong_type_is_refused():
     x = torch.randn(1, 2, 16, dtype=torch.float64)
     with pytest.raises(TypeError, match="KVCache"):
         mha(x, x, x, cache=(None, None))
+
+
+# --- the fused kernel's causal route and the skipped dropout ----------------------------------
+
+
+def test_causal_mask_takes_the_fused_kernels_is_causal_route(monkeypatch):
+    """On the lean path a plain causal mask (2-D or 3-D) reaches F.scaled_dot_product_attention
+    as is_causal=True with no mask; a padded causal mask or a non-square one keeps its mask."""
+    calls = []
+    sdpa = F.scaled_dot_product_attention
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return sdpa(*args, **kwargs)
+
+    monkeypatch.setattr(F, "scaled_dot_product_attention", spy)
+    teach, lean = lean_pair()
+    x = randn(2, 5, 8, seed=1)
+    for mask in (subsequent_mask(5), subsequent_mask(5)[0]):
+        calls.clear()
+        torch.testing.assert_close(lean(x, x, x, mask), teach(x, x, x, mask), **TOL)
+        assert calls == [{"dropout_p": 0.0, "is_causal": True}]
+    for mask, q in ((padding_mask(TOKENS) & subsequent_mask(5), x),
+                    (subsequent_mask(5)[:, :3], x[:, :3])):  # (1, 3, 5): not square
+        calls.clear()
+        torch.testing.assert_close(lean(q, x, x, mask), teach(q, x, x, mask), **TOL)
+        assert len(calls) == 1 and "is_causal" not in calls[0] and "attn_mask" in calls[0]
+
+
+def test_a_causal_looking_mask_of_another_pattern_keeps_its_mask():
+    """The route is chosen by the mask's values, not its shape: a square (1, L, L) mask
+    that is not the lower triangle is read as a mask."""
+    from illustrated.attention import _is_causal
+    upper = subsequent_mask(5).transpose(-2, -1)  # (1, 5, 5)
+    assert _is_causal(subsequent_mask(5), 5, 5) and not _is_causal(upper, 5, 5)
+    assert not _is_causal(padding_mask(TOKENS) & subsequent_mask(5), 5, 5)  # (2, 5, 5)
+    teach, lean = lean_pair()
+    x = randn(2, 5, 8, seed=1)
+    torch.testing.assert_close(lean(x, x, x, upper), teach(x, x, x, upper), **TOL)
+
+
+def test_teaching_path_skips_dropout_only_where_it_is_the_identity():
+    """Eval mode (or p = 0) leaves the weights untouched; training with p > 0 drops some."""
+    teach, _ = lean_pair(dropout=0.5)
+    x = randn(2, 5, 8, seed=1)
+    teach.eval()
+    teach(x, x, x)
+    torch.testing.assert_close(teach.attention_weights.sum(-1), torch.ones(2, 2, 5, dtype=F64))
+    teach.train()
+    torch.manual_seed(0)
+    teach(x, x, x)
+    assert (teach.attention_weights == 0).any()

@@ -123,3 +123,82 @@ def test_greedy_refuses_token_ids_outside_the_vocabulary(kwargs, err, words):
     if "pad_id" not in kwargs:
         with pytest.raises(err, match=re.escape(words)):
             beam_search(model, torch.tensor([[3, 4]]), 5, **args)
+
+
+# --- beam search over many sentences at once -------------------------------------------
+
+
+def _sources(seed, n=7, vocab=11):
+    """n sentences of different lengths (ids 3.., then <eos> = 2), right-padded with 0."""
+    g = torch.Generator().manual_seed(seed)
+    rows = []
+    for _ in range(n):
+        length = int(torch.randint(1, 8, (1,), generator=g))
+        rows.append(torch.randint(3, vocab, (length,), generator=g).tolist() + [2])
+    width = max(map(len, rows))
+    return rows, torch.tensor([r + [0] * (width - len(r)) for r in rows])  # (n, S)
+
+
+@pytest.mark.parametrize("k, top_beams, alpha, max_len", [
+    (1, 1, 0.0, 10), (3, 2, 0.6, 8), (4, 4, 1.0, 12), (5, 1, 0.6, 3), (2, 3, 0.0, 6)])
+def test_beam_search_batch_equals_beam_search_sentence_by_sentence(k, top_beams, alpha, max_len):
+    """Same hypotheses, in the same order, with the same scores, as one sentence at a time
+    (padding changes the sums in the last bits only: float64 agrees to 1e-9)."""
+    from illustrated.decoding import beam_search_batch
+    for seed in range(2):
+        model = _model(seed)
+        rows, src = _sources(seed)
+        found = beam_search_batch(model, src, max_len, 1, 2, k, top_beams, alpha)
+        assert len(found) == len(rows)
+        for row, got in zip(rows, found):
+            alone = beam_search(model, torch.tensor([row]), max_len, 1, 2, k, top_beams, alpha)
+            assert len(got) == len(alone)
+            for (tokens, score), (tokens1, score1) in zip(got, alone):
+                assert torch.equal(tokens, tokens1)
+                assert abs(score - score1) < 1e-9
+
+
+def test_beam_search_batch_of_one_equals_beam_search_exactly():
+    from illustrated.decoding import beam_search_batch
+    model = _model(1).train()
+    src = torch.tensor([[3, 4, 5, 6, 2]])
+    (got,) = beam_search_batch(model, src, 10, 1, 2, beam_size=3, top_beams=3)
+    assert model.training  # the mode is restored
+    assert got == [(t, s) for t, s in got]
+    alone = beam_search(model, src, 10, 1, 2, beam_size=3, top_beams=3)
+    assert [(t.tolist(), s) for t, s in got] == [(t.tolist(), s) for t, s in alone]
+
+
+def test_beam_search_batch_checks_its_input():
+    from illustrated.decoding import beam_search_batch
+    model = _model()
+    with pytest.raises(ValueError, match="max_len"):
+        beam_search_batch(model, torch.tensor([[3, 2]]), 1, 1, 2)
+    with pytest.raises(ValueError, match=r"src must be a \(B, S\) tensor"):
+        beam_search_batch(model, torch.tensor([3, 2]), 5, 1, 2)
+    with pytest.raises(ValueError, match=r"eos_id must be a target token id in \[0, 11\)"):
+        beam_search_batch(model, torch.tensor([[3, 2]]), 5, 1, 11)
+
+
+def test_beam_search_runs_one_forward_per_step_for_every_hypothesis_and_sentence():
+    """beam_search feeds its k live hypotheses to the model together (one decode call per
+    step, the newest token of each, read against the cache); beam_search_batch does so for
+    every sentence at once: no more calls than steps."""
+    from illustrated.decoding import beam_search_batch
+    model = _model(2)
+    calls = []
+    decode = model.decode
+
+    def counting(memory, src_mask, tgt, tgt_mask, cache=None):
+        calls.append(tuple(tgt.shape))
+        assert cache is not None and tgt.shape[1] == 1  # one new token per hypothesis
+        return decode(memory, src_mask, tgt, tgt_mask, cache=cache)
+
+    model.decode = counting
+    beam_search(model, torch.tensor([[3, 4, 5, 2]]), 8, 1, 2, beam_size=3)
+    assert 1 <= len(calls) <= 7 and max(b for b, _ in calls) == 3
+    calls.clear()
+    rows, src = _sources(5)
+    beam_search_batch(model, src, 8, 1, 2, beam_size=3)
+    assert 1 <= len(calls) <= 7  # steps, not steps x sentences
+    assert calls[0][0] == len(rows) and max(b for b, _ in calls) > 3

@@ -161,3 +161,25 @@ needs_real = pytest.mark.skipif(not SHIPPED_REAL.exists(), reason="no shipped re
 def test_shipped_real_translator(capsys, beam):
     assert main(["je suis étudiant", *beam]) == 0
     assert capsys.readouterr().out.splitlines() == ["I am a student."]
+
+
+def test_translate_with_beam_equals_beam_search_one_sentence_at_a_time(tiny_real):
+    """translate(beam=k) decodes batches of sentences (beam_search_batch); each sentence
+    gets what beam_search finds for it alone. (float64: the padding of a batch changes
+    the sums in the last bits only.)"""
+    import torch
+
+    from illustrated.decoding import beam_search
+    from illustrated.translator import MAX_LEN, load_translator, translate
+
+    model, tok, _ = load_translator(tiny_real)
+    model.double()
+    sentences = ["je suis là.", "merci !", "il ne voit pas le chat noir.", "oui.",
+                 "nous avons mangé des pommes hier soir."]
+    for beam, alpha in ((1, 0.6), (3, 0.0), (4, 1.0)):
+        batched = translate(model, tok, sentences, beam=beam, length_penalty=alpha,
+                            batch_size=3, max_len=12)
+        for sentence, got in zip(sentences, batched):
+            (tokens, _), = beam_search(model, torch.tensor([tok.encode(sentence)]), 12,
+                                       tok.bos_id, tok.eos_id, beam, length_penalty=alpha)
+            assert got == tok.decode(tokens)

@@ -1,0 +1,89 @@
+"""The per-call cost of a tiny attention call: ours vs ``torch.nn.MultiheadAttention``.
+
+B=1, L=16, d_model=64, 4 heads, float32, eval, no grad, same weights, one thread: the call
+a learner makes thousands of times in exercises, where the work is small and every
+microsecond of Python shows. Each sample times 200 calls in a row; the ways alternate
+(ours, lean, torch, torch with weights, ...) for 25 samples after a warm-up; medians, and
+the ratio of the fastest samples (``best_*``), steadier when other work shares the CPU.
+Also times our input checks alone, so the report says what they cost.
+
+    python benchmarks/overhead.py [--profile]   (--profile: where our call's time goes)
+"""
+import cProfile
+import pstats
+import statistics
+import sys
+import time
+
+import torch
+from torch import nn
+
+from _common import progress, report
+
+from illustrated.attention import MultiHeadAttention, _check_qkv
+from illustrated.masks import check_mask
+
+B, L, D, H = 1, 16, 64, 4
+CALLS, SAMPLES = 200, 25
+
+
+def per_call_us(fn):
+    t0 = time.perf_counter()
+    for _ in range(CALLS):
+        fn()
+    return 1e6 * (time.perf_counter() - t0) / CALLS
+
+
+def main():
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    theirs = nn.MultiheadAttention(D, H, batch_first=True).eval()
+    ours = MultiHeadAttention.from_torch(theirs).eval()
+    lean = MultiHeadAttention.from_torch(theirs).eval()
+    lean.need_weights = False
+    x = torch.randn(B, L, D)
+    q = torch.randn(B, H, L, D // H)
+    mask = torch.ones(1, 1, L, L, dtype=torch.bool)
+
+    def checks():  # what one call of ours checks: the module's inputs, then the heads'
+        ours._check_inputs(x, x, x, None)
+        _check_qkv(q, q, q)
+
+    ways = {"ours": lambda: ours(x, x, x), "lean": lambda: lean(x, x, x),
+            "torch": lambda: theirs(x, x, x, need_weights=False),
+            "torch_w": lambda: theirs(x, x, x, need_weights=True, average_attn_weights=False),
+            "checks": checks, "mask_check": lambda: check_mask(mask, (B, H, L, L))}
+    times = {name: [] for name in ways}
+    with torch.no_grad():
+        for fn in ways.values():
+            per_call_us(fn)  # warm-up
+        for _ in range(SAMPLES):
+            for name, fn in ways.items():
+                times[name].append(per_call_us(fn))
+    us = {name: statistics.median(t) for name, t in times.items()}
+    spread = {name: (max(t) - min(t)) / statistics.median(t) for name, t in times.items()}
+    row = {"ours_us": us["ours"], "lean_us": us["lean"], "torch_us": us["torch"],
+           "torch_w_us": us["torch_w"], "checks_us": us["checks"],
+           "ratio": us["ours"] / us["torch"], "w_ratio": us["ours"] / us["torch_w"],
+           "lean_ratio": us["lean"] / us["torch"],
+           "checks_share": us["checks"] / us["ours"],
+           # On a busy machine the fastest sample is the least disturbed one.
+           "best_ratio": min(times["ours"]) / min(times["torch"]),
+           "best_lean_ratio": min(times["lean"]) / min(times["torch"]),
+           "spread": max(spread[n] for n in ("ours", "lean", "torch", "torch_w"))}
+    progress(1, 1, f"tiny call: ours {us['ours']:.1f} us, lean {us['lean']:.1f} us, torch "
+             f"{us['torch']:.1f} us (ratio {row['ratio']:.2f}x); our checks "
+             f"{us['checks']:.1f} us ({100 * row['checks_share']:.0f} % of our call)")
+    report("overhead", [row], list(row), note="spread = (max - min) / median of the samples")
+    if "--profile" in sys.argv[1:]:
+        with torch.no_grad():
+            prof = cProfile.Profile()
+            prof.enable()
+            for _ in range(5000):
+                ours(x, x, x)
+            prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+
+
+if __name__ == "__main__":
+    main()

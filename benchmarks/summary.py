@@ -1,0 +1,100 @@
+"""Every figure of issue 21 with its target, from the JSON the benchmarks wrote
+(``benchmarks/results/*.json``); run by ``make bench`` after them. Prints one line per
+target (MET or MISSED, with the worst point and every point that misses) and writes them
+all to ``benchmarks/results/summary.json``.
+
+    python benchmarks/summary.py
+"""
+import json
+
+from _common import RESULTS
+
+
+def load(name):
+    path = RESULTS / f"{name}.json"
+    return json.loads(path.read_text())["rows"] if path.exists() else None
+
+
+def check(lines, what, rows, key, target, at_most=True, point=lambda r: ""):
+    """One target over ``rows``: each row's ``key`` must be <= target (or >= if not at_most)."""
+    if rows is None:
+        lines.append({"what": what, "target": target, "status": "NOT RUN"})
+        return
+    ok = (lambda v: v <= target) if at_most else (lambda v: v >= target)
+    worst = (max if at_most else min)(rows, key=lambda r: r[key])
+    misses = [f"{point(r)} {r[key]:.2f}x" for r in rows if not ok(r[key])]
+    lines.append({"what": what, "target": f"{'<=' if at_most else '>='} {target}",
+                  "worst": round(worst[key], 3), "worst_at": point(worst).strip(),
+                  "points": len(rows), "missed": misses,
+                  "status": "MET" if not misses else f"MISSED at {len(misses)} of {len(rows)}"})
+
+
+def main():
+    lines = []
+    overhead = load("overhead")
+    check(lines, "tiny call (B=1, L=16, d_model=64, 4 heads): ours / nn.MultiheadAttention",
+          overhead, "ratio", 1.0)
+    check(lines, "tiny call, lean path / nn.MultiheadAttention", overhead, "lean_ratio", 1.0)
+    if overhead:
+        r = overhead[0]
+        lines.append({"what": "tiny call: our input checks", "figure":
+                      f"{r['checks_us']:.1f} us = {100 * r['checks_share']:.0f} % of the call",
+                      "status": "info"})
+    sweep = load("attention")
+    at = lambda r: f"L={r['L']} d_model={r['d_model']} B={r['B']}:"  # noqa: E731
+    check(lines, "attention forward, teaching path / torch asked for the per-head weights",
+          sweep, "fwd_w_ratio", 1.0, point=at)
+    check(lines, "attention forward, lean path / torch's fused call", sweep, "fwd_lean_ratio",
+          1.0, point=at)
+    check(lines, "attention forward+backward, lean path / torch's fused call", sweep,
+          "fb_lean_ratio", 1.0, point=at)
+    check(lines, "attention forward, teaching path / torch's fused call (no target in the "
+          "issue; was 1.12x at L=128 d_model=512 B=32)", sweep, "fwd_ratio", 1.0, point=at)
+    check(lines, "attention forward+backward, teaching path / torch's fused call (was 0.89x)",
+          sweep, "fb_ratio", 1.0, point=at)
+    memory = load("attention_memory")
+    if memory:
+        for r in memory:
+            r["lean_vs_causal_flag"] = r["lean_ms"] / r["causal_flag_ms"]
+    check(lines, "causal mask, lean path / F.scaled_dot_product_attention(is_causal=True) "
+          "(the is_causal route: about 1.0)", memory, "lean_vs_causal_flag", 1.1,
+          point=lambda r: f"L={r['L']}:")
+    train = load("train_step")
+    step_at = lambda r: f"N={r['N']} d_model={r['d_model']} B={r['B']} L={r['L']}:"  # noqa: E731
+    check(lines, "training step, teaching path / nn.Transformer", train, "ratio", 1.0,
+          point=step_at)
+    check(lines, "training step, lean path (as the trainer trains) / nn.Transformer", train,
+          "lean_ratio", 1.0, point=step_at)
+    decode = load("decode")
+    check(lines, "cached greedy decoding: uncached / cached time at 512 tokens",
+          decode and [r for r in decode if r["T"] == 512], "uncached/cached", 10.0,
+          at_most=False, point=lambda r: f"T={r['T']}:")
+    translate = load("translate")
+    if translate:
+        r = translate[0]
+        lines.append({"what": f"shipped translator on the {r['sentences']} test sentences",
+                      "figure": f"greedy {r['greedy_sent_s']:.1f} sentences/s, beam 4 "
+                                f"{r['beam_sent_s']:.1f} sentences/s (batched; one at a time "
+                                f"{r['beam_one_at_a_time_sent_s']:.1f}/s, "
+                                f"{r['one_at_a_time_equal']} of {r['one_at_a_time_sample']} "
+                                f"sampled translations equal)", "status": "info"})
+    real = load("real_train")
+    if real:
+        lines.append({"what": "real training, our tokens/s / nn.Transformer's",
+                      "figure": f"{real[0]['ratio']:.2f}x", "status": "info"})
+    print("\n== Issue 21: every figure and its target ==")
+    for line in lines:
+        figure = line.get("figure") or (f"worst {line['worst']:.2f}x"
+                                        f"{' at ' + line['worst_at'] if line.get('worst_at') else ''}"
+                                        if "worst" in line else "")
+        target = f" (target {line['target']})" if "target" in line else ""
+        print(f"- {line['what']}: {figure}{target}: {line['status']}")
+        for miss in line.get("missed", []):
+            print(f"    missed: {miss}")
+    path = RESULTS / "summary.json"
+    path.write_text(json.dumps(lines, indent=1))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
