@@ -8,10 +8,15 @@
 2. Chinese text without CJK fonts: ``_static/cjk.css`` (the "WQY Web" font, see
    scripts/subset_font.py), and a preload of the font so that MathJax, which measures the
    characters it has no glyph for, measures them in the loaded font.
+3. Explorers (``illustrated.draw.explorers``): on a page that has one, and only there, the
+   site's copies of vega, vega-lite and vega-embed (``_static/vendor/``, scripts/vendor.py)
+   and ``_static/explorers.js``, which draws them. Without the vendor files the page loads
+   only explorers.js, which says in one line what is missing.
 """
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from docutils import nodes
 from myst_nb.core.render import NbElementRenderer
@@ -50,6 +55,22 @@ def _page_fixes(app, pagename, templatename, context, doctree):
             attributes["body"] = attributes["body"].replace("const ", "var ")
     if not context.get("default_mode"):
         context["default_mode"] = "auto"
+
+
+EXPLORER_MARK = 'class="vl-explorer"'
+VEGA = ["vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.js"]
+
+
+def _explorer_scripts(app, pagename, templatename, context, doctree):
+    """The explorers' scripts on the pages that have one. Sphinx keeps a script added
+    during ``html-page-context`` for that page only."""
+    if EXPLORER_MARK not in context.get("body", ""):
+        return
+    vendor = Path(app.srcdir) / "_static"
+    if all((vendor / name).is_file() for name in VEGA):
+        for name in VEGA:  # deferred: they run in this order, before the module below
+            app.add_js_file(name, priority=900, loading_method="defer")
+    app.add_js_file("explorers.js", priority=901, type="module")
 
 
 def _launch_buttons_need_a_repository(app, config):
@@ -158,6 +179,7 @@ def setup(app):
     app.add_css_file("cjk.css")
     app.connect("html-page-context", _preload_font)
     app.connect("html-page-context", _page_fixes)
+    app.connect("html-page-context", _explorer_scripts)
     app.connect("doctree-read", _collect_glossary)
     app.connect("env-purge-doc", _purge_glossary)
     app.connect("env-merge-info", _merge_glossary)
