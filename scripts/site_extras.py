@@ -11,7 +11,9 @@
 3. Explorers (``illustrated.draw.explorers``): on a page that has one, and only there, the
    site's copies of vega, vega-lite and vega-embed (``_static/vendor/``, scripts/vendor.py)
    and ``_static/explorers.js``, which draws them. Without the vendor files the page loads
-   only explorers.js, which says in one line what is missing.
+   only explorers.js, which says in one line what is missing. An explorer's output also
+   holds a Vega-Lite MIME type for JupyterLab, which MyST-NB does not know: the page skips
+   it quietly (the output's ``text/html`` is the page's version).
 """
 from __future__ import annotations
 
@@ -23,6 +25,9 @@ from myst_nb.core.render import NbElementRenderer
 from sphinx import addnodes
 
 WEB_FONT = "fonts/wqy-microhei-web.woff2"
+VEGALITE_MIME = "application/vnd.vegalite.v5+json"  # illustrated.draw.explorers.JUPYTERLAB_MIME
+EXPLORER_MARK = 'class="vl-explorer"'
+VEGA = ["vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.js"]
 
 
 def _with_alt(render_image):
@@ -36,6 +41,16 @@ def _with_alt(render_image):
 
     render_image_with_alt.keeps_alt = True
     return render_image_with_alt
+
+
+def _without_vegalite(render_mime_type):
+    def render_mime_type_but_vegalite(self, data):
+        if data.mime_type == VEGALITE_MIME:
+            return []
+        return render_mime_type(self, data)
+
+    render_mime_type_but_vegalite.skips_vegalite = True
+    return render_mime_type_but_vegalite
 
 
 def _preload_font(app, pagename, templatename, context, doctree):
@@ -55,10 +70,6 @@ def _page_fixes(app, pagename, templatename, context, doctree):
             attributes["body"] = attributes["body"].replace("const ", "var ")
     if not context.get("default_mode"):
         context["default_mode"] = "auto"
-
-
-EXPLORER_MARK = 'class="vl-explorer"'
-VEGA = ["vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.js"]
 
 
 def _explorer_scripts(app, pagename, templatename, context, doctree):
@@ -175,6 +186,8 @@ def _term_tooltips(app, doctree, docname):
 def setup(app):
     if not getattr(NbElementRenderer.render_image, "keeps_alt", False):
         NbElementRenderer.render_image = _with_alt(NbElementRenderer.render_image)
+    if not getattr(NbElementRenderer.render_mime_type, "skips_vegalite", False):
+        NbElementRenderer.render_mime_type = _without_vegalite(NbElementRenderer.render_mime_type)
     app.connect("config-inited", _launch_buttons_need_a_repository, priority=900)
     app.add_css_file("cjk.css")
     app.connect("html-page-context", _preload_font)
