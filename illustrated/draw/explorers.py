@@ -29,7 +29,7 @@ import torch
 
 from .._checks import check_positive_int, check_tensor
 from ..attention import scaled_dot_product_attention
-from ..masks import padding_mask, subsequent_mask
+from ..model import make_std_masks
 from ..positional import sinusoidal_encoding
 from .palette import ACCENT, INK, KEY, MUTED, QUERY, SERIES
 
@@ -239,10 +239,10 @@ def mask_cells(src_len: int, tgt_len: int, width: int = 8) -> dict[str, torch.Te
                          f"width={width}")
     src = (torch.arange(width) < src_len).long().unsqueeze(0)  # (1, W): 1 = word, 0 = pad
     tgt = (torch.arange(width) < tgt_len).long().unsqueeze(0)  # (1, W)
-    src_mask = padding_mask(src)  # (1, 1, W)
-    tgt_mask = padding_mask(tgt) & subsequent_mask(width)  # (1, W, W)
-    return {"encoder": src_mask.expand(1, width, width)[0],
-            "decoder": tgt_mask[0], "cross": src_mask.expand(1, width, width)[0]}
+    src_mask, tgt_mask = make_std_masks(src, tgt, pad_id=0)  # (1, 1, W), (1, W, W)
+    return {"encoder": src_mask.expand(1, width, width)[0],  # (W, W): keys = source
+            "decoder": tgt_mask[0],  # (W, W): keys = target
+            "cross": src_mask.expand(1, width, width)[0]}  # (W, W): target queries, source keys
 
 
 def _mask_rows(width: int) -> list[dict]:
