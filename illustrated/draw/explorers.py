@@ -37,6 +37,10 @@ from .palette import ACCENT, INK, KEY, MUTED, QUERY, SERIES
 DIGITS = 3
 #: The Vega-Lite MIME type JupyterLab 4 draws.
 JUPYTERLAB_MIME = "application/vnd.vegalite.v5+json"
+#: Text sizes close to the page's (Vega-Lite's defaults are 10 and 11 pixels).
+FONTS = {"axis": {"labelFontSize": 12, "titleFontSize": 12},
+         "legend": {"labelFontSize": 12, "titleFontSize": 12},
+         "title": {"fontSize": 14, "anchor": "start", "offset": 8}}
 #: Width and height of one panel, in pixels.
 PANEL = (300, 200)
 
@@ -88,6 +92,7 @@ def _rounded(x: float) -> float:
 def _explorer(chart, kind: str, inputs: dict, alt_text: str) -> Explorer:
     """The spec of ``chart`` with its inputs recorded, sizes and fonts set."""
     spec = chart.to_dict()
+    spec["config"] = {**spec.get("config", {}), **FONTS}
     spec["usermeta"] = {"explorer": {"kind": kind, **inputs}}
     return Explorer(spec, alt_text)
 
@@ -311,8 +316,8 @@ def position_similarity(d_model: int, p: int, length: int) -> torch.Tensor:
     return dots.mul(10**DIGITS).round().div(10**DIGITS)
 
 
-def positional_explorer(d_models=(8, 16, 64, 512), length: int = 48, columns=(0, 2, 4, 6),
-                        positions=(0, 8, 16, 24, 32, 40)) -> Explorer:
+def positional_explorer(d_models=(16, 64, 512), length: int = 60, columns=(0, 2, 4, 6),
+                        positions=(0, 10, 20, 30, 40, 50)) -> Explorer:
     """Pick d_model and a position p: see the encoding's waves and how similar p's
     encoding is to every other position's (chapter 7).
 
@@ -335,7 +340,7 @@ def positional_explorer(d_models=(8, 16, 64, 512), length: int = 48, columns=(0,
         for p in positions:
             dots += [{"d_model": d, "p": p, "pos": pos, "similarity": s}
                      for pos, s in enumerate(position_similarity(d, p, length).tolist())]
-    d_model = alt.param(name="d_model", value=d_models[min(1, len(d_models) - 1)],
+    d_model = alt.param(name="d_model", value=d_models[0],
                         bind=alt.binding_select(options=d_models, name="d_model "))
     p = alt.param(name="p", value=positions[len(positions) // 2],
                   bind=alt.binding_range(min=positions[0], max=positions[-1],

@@ -109,18 +109,18 @@ def _positional(div, meta):
     from illustrated.positional import sinusoidal_encoding
 
     div.locator('select[name="d_model"]').select_option("64")
-    _slide(div, "p", -2)  # 24 -> 8
+    _slide(div, "p", -2)  # 30 -> 10
     length = meta["length"]
     pe = sinusoidal_encoding(length, 64)  # (L, 64)
     waves = sorted((c, pos, round(pe[pos, c].item(), 3) + 0.0) for c in meta["columns"]
                    for pos in range(length))
-    sim = sorted((pos, s) for pos, s in enumerate(position_similarity(64, 8, length).tolist()))
+    sim = sorted((pos, s) for pos, s in enumerate(position_similarity(64, 10, length).tolist()))
 
     def shown(marks):
         return (_close(_rows(marks, "line", "column", "pos", "value"), waves)
                 and _close(_rows(marks, "symbol", "pos", "similarity"), sim)
-                and _rows(marks, "rule", "p") == [(8,), (8,)])
-    return shown, "d_model 64, p = 8"
+                and _rows(marks, "rule", "p") == [(10,), (10,)])
+    return shown, "d_model 64, p = 10"
 
 
 MOVES = {"temperature": _temperature, "scaling": _scaling, "masks": _masks,
