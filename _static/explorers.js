@@ -1,8 +1,8 @@
-// An ES module: the explorers of the book (illustrated.draw.explorers): draws every
+// An ES module: the explorers of the book (illustrated.explorers): draws every
 // <div class="vl-explorer"> of the page with the site's own vega-embed (_static/vendor/).
 //
 // Each div holds its Vega-Lite spec as JSON in a <script type="application/json"> (made by
-// illustrated.draw.explorers.Explorer.to_html) and a note for readers without JavaScript.
+// illustrated.explorers.Explorer.to_html) and a note for readers without JavaScript.
 // scripts/site_extras.py loads this module, after vega, vega-lite and vega-embed, only on
 // pages that have an explorer. The drawn view is kept on the div (div.vegaView) so that the
 // browser check (scripts/browser_checks/explorers.py) can read what the chart shows.

@@ -8,7 +8,7 @@
 2. Chinese text without CJK fonts: ``_static/cjk.css`` (the "WQY Web" font, see
    scripts/subset_font.py), and a preload of the font so that MathJax, which measures the
    characters it has no glyph for, measures them in the loaded font.
-3. Explorers (``illustrated.draw.explorers``): on a page that has one, and only there, the
+3. Explorers (``illustrated.explorers``): on a page that has one, and only there, the
    site's copies of vega, vega-lite and vega-embed (``_static/vendor/``, scripts/vendor.py)
    and ``_static/explorers.js``, which draws them. Without the vendor files the page loads
    only explorers.js, which says in one line what is missing. An explorer's output also
@@ -25,7 +25,7 @@ from myst_nb.core.render import NbElementRenderer
 from sphinx import addnodes
 
 WEB_FONT = "fonts/wqy-microhei-web.woff2"
-VEGALITE_MIME = "application/vnd.vegalite.v5+json"  # illustrated.draw.explorers.JUPYTERLAB_MIME
+VEGALITE_MIME = "application/vnd.vegalite.v5+json"  # illustrated.explorers.JUPYTERLAB_MIME
 EXPLORER_MARK = 'class="vl-explorer"'
 VEGA = ["vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.js"]
 

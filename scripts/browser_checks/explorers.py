@@ -1,4 +1,4 @@
-"""The explorers (illustrated.draw.explorers) in a real browser, moved as a reader moves them.
+"""The explorers (illustrated.explorers) in a real browser, moved as a reader moves them.
 
 For each explorer of the book: open its page, wait until _static/explorers.js has drawn it,
 read what the chart shows (the data of every mark of the Vega view), move its controls with
@@ -69,7 +69,7 @@ def _close(a, b) -> bool:
 def _temperature(div, meta):
     import torch
 
-    from illustrated.draw.explorers import temperature_weights
+    from illustrated.explorers import temperature_weights
 
     _slide(div, "log10_tau", -10)  # from τ = 1 to τ = 0.1
     scores = torch.tensor(meta["scores"], dtype=torch.float64)
@@ -79,7 +79,7 @@ def _temperature(div, meta):
 
 
 def _scaling(div, meta):
-    from illustrated.draw.explorers import scaling_weights
+    from illustrated.explorers import scaling_weights
 
     _slide(div, "log2_d_k", 4)  # from d_k = 64 to 1024
     unscaled, scaled = scaling_weights(1024, meta["S"], meta["seed"])
@@ -90,7 +90,7 @@ def _scaling(div, meta):
 
 
 def _masks(div, meta):
-    from illustrated.draw.explorers import MASK_CELLS, mask_cells
+    from illustrated.explorers import MASK_CELLS, mask_cells
 
     _slide(div, "src_len", -3)  # 5 -> 2
     _slide(div, "tgt_len", 4)  # 3 -> 7
@@ -105,7 +105,7 @@ def _masks(div, meta):
 
 
 def _positional(div, meta):
-    from illustrated.draw.explorers import position_similarity
+    from illustrated.explorers import position_similarity
     from illustrated.positional import sinusoidal_encoding
 
     div.locator('select[name="d_model"]').select_option("64")

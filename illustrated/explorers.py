@@ -1,11 +1,12 @@
-"""Explorers: interactive charts of the book's key experiments (chapters 2, 4, 6, 7 and 10).
+"""Explorers: interactive charts of the book's key experiments (introduced in chapter 2,
+Attention as a soft lookup; also in chapters 4, 6 and 7).
 
 A static figure shows one setting; an explorer beside it lets a reader drag the setting.
 Every value an explorer can show is computed here, by the package, over a grid of
 settings and rounded to ``DIGITS`` decimals (the same digits on every CPU); the page only
 picks the rows of the setting the reader chose (Vega-Lite parameters bound to a slider or a
 drop-down, and filter transforms). The charts are built with altair, imported when an
-explorer is made, so that importing :mod:`illustrated.draw` stays quick.
+explorer is made, so that importing the package stays quick.
 
 An :class:`Explorer` shows itself in three ways:
 
@@ -23,15 +24,14 @@ again from those inputs (``scripts/browser_checks/explorers.py``).
 from __future__ import annotations
 
 import json
-import math
 
 import torch
 
-from .._checks import check_positive_int, check_tensor
-from ..attention import scaled_dot_product_attention
-from ..model import make_std_masks
-from ..positional import sinusoidal_encoding
-from .palette import ACCENT, INK, KEY, MUTED, QUERY, SERIES
+from ._checks import check_positive_int, check_tensor
+from .attention import scaled_dot_product_attention
+from .draw.palette import ACCENT, INK, KEY, MUTED, QUERY, SERIES
+from .model import make_std_masks
+from .positional import sinusoidal_encoding
 
 #: Decimals kept in an explorer's data: what nbval compares must be equal on every CPU.
 DIGITS = 3
