@@ -33,7 +33,7 @@ from .draw.palette import ACCENT, INK, KEY, MUTED, QUERY, SERIES
 from .model import make_std_masks
 from .positional import sinusoidal_encoding
 
-#: Decimals kept in an explorer's data: what nbval compares must be equal on every CPU.
+#: Decimals kept in an explorer's data, so that what nbval compares is equal on every CPU.
 DIGITS = 3
 #: The Vega-Lite MIME type JupyterLab 4 draws.
 JUPYTERLAB_MIME = "application/vnd.vegalite.v5+json"
@@ -229,7 +229,7 @@ def scaling_explorer(max_log2_d_k: int = 10, S: int = 16, seed: int = 0) -> Expl
 # ------------------------------------------------------------------ chapter 6: masks
 MASK_PANELS = {"encoder": "encoder self-attention", "decoder": "decoder self-attention",
                "cross": "decoder → encoder (cross)"}
-#: What a cell of a mask explorer says: the mask lets the query attend, or why not.
+#: What a cell of a mask explorer says (the mask lets the query attend, or why not).
 MASK_CELLS = ["may attend", "blocked: padding", "blocked: future"]
 
 

@@ -187,10 +187,10 @@ def check_degraded(context, origin, page_name) -> list[str]:
 def check(context, origin, html_dir) -> list[str]:
     problems = []
     for kind, page_name in PAGES.items():
-        if not (Path(html_dir) / page_name).is_file():
+        built = Path(html_dir) / page_name
+        if not built.is_file() or f'data-explorer="{kind}"' not in built.read_text():
+            problems.append(f"{page_name}: explorer: the page has no {kind} explorer")
             continue
-        if f'data-explorer="{kind}"' not in (Path(html_dir) / page_name).read_text():
-            continue  # the chapter does not have this explorer (yet)
         problems += check_explorer(context, origin, page_name, kind)
     problems += check_degraded(context, origin, PAGES["temperature"])
     return problems
