@@ -17,6 +17,9 @@ from illustrated.positional import sinusoidal_encoding
 
 SCORES = torch.tensor([1.0, 0.0, 1.0, 1.0], dtype=torch.float64)
 LABELS = ["Bob", "Cesus", "Bob (2nd)", "Bylan"]
+LEVELS = [[(None, "<bos>", 0.0, "kept")],
+          [(0, "i", -0.1, "kept"), (0, "we", -2.5, "kept"), (0, "you", -3.123, "dropped")],
+          [(1, "are", -2.6, "kept"), (0, "<eos>", -3.0, "finished")]]
 
 
 def rows(explorer) -> list[dict]:
@@ -29,7 +32,8 @@ def make_all():
             "scaling": explorers.scaling_explorer(max_log2_d_k=4, S=6),
             "masks": explorers.mask_explorer(width=4),
             "positional": explorers.positional_explorer(d_models=(8, 16), length=12,
-                                                        positions=(0, 4, 8))}
+                                                        positions=(0, 4, 8)),
+            "beam": explorers.beam_explorer(LEVELS)}
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +174,33 @@ def test_importing_the_package_does_not_import_altair():
 def test_bad_arguments_are_named(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ---------------------------------------------------------------- the beam tree
+
+
+def test_beam_nodes_grow_one_level_per_step_and_link_to_their_parents():
+    assert [n["word"] for n in explorers.beam_nodes(LEVELS, 0)] == ["<bos>"]
+    nodes = explorers.beam_nodes(LEVELS, 2)
+    assert len(nodes) == 6
+    are = next(n for n in nodes if n["word"] == "are")
+    we = next(n for n in nodes if n["word"] == "we")
+    assert are["parent_y"] == we["y"] == 0.0 and are["level"] == 2
+    assert next(n for n in nodes if n["word"] == "you")["score"] == -3.12
+
+
+def test_beam_explorer_holds_every_node_once():
+    explorer = explorers.beam_explorer(LEVELS, title="t")
+    assert [(r["level"], r["word"]) for r in rows(explorer)] == \
+        [(n["level"], n["word"]) for n in explorers.beam_nodes(LEVELS, 2)]
+    assert explorer.spec["params"][0]["bind"]["max"] == 2
+
+
+@pytest.mark.parametrize("levels, step, match", [
+    ([], 0, r"levels must be a non-empty list"),
+    (LEVELS, 3, r"step must be an int from 0 to 2"),
+    ([[(None, "<bos>", 0.0, "maybe")]], 0, r"state in \('kept', 'dropped', 'finished'\)"),
+])
+def test_beam_nodes_name_bad_arguments(levels, step, match):
+    with pytest.raises(ValueError, match=match):
+        explorers.beam_nodes(levels, step)

@@ -6,7 +6,10 @@ the keyboard or pick an option, read again, and check that
 
 * the chart changed, and
 * it now shows the values the package computes for the new setting, computed here by
-  calling the package (the spec supplies only its inputs, ``usermeta.explorer``).
+  calling the package (the spec supplies only its inputs, ``usermeta.explorer``: the
+  scores of chapter 2, the seed of chapter 4, the sizes of chapters 6 and 7; for the beam
+  tree of chapter 10 the recorded tree itself, whose levels up to a step the package's
+  ``beam_nodes`` selects).
 
 Then the polite degradation: with the vendor scripts unreachable each explorer says in one
 line that they are missing, and without JavaScript its note for such readers is shown.
@@ -43,6 +46,7 @@ PAGES = {  # explorer kind -> the page that shows it
     "scaling": "chapters/04_scaled_scores.html",
     "masks": "chapters/06_masking.html",
     "positional": "chapters/07_positional.html",
+    "beam": "chapters/10_decoding.html",
 }
 
 
@@ -123,8 +127,22 @@ def _positional(div, meta):
     return shown, "d_model 64, p = 10"
 
 
+def _beam(div, meta):
+    from illustrated.explorers import beam_nodes
+
+    last = len(meta["levels"]) - 1
+    _slide(div, "step", last - 1)  # from step 1 to the last
+    # The tree's levels are the explorer's input (recorded by the chapter's beam search,
+    # which the chapter checks against illustrated.decoding.beam_search); the nodes drawn
+    # up to a step are the package's beam_nodes.
+    want = sorted((n["level"], n["y"], n["word"], n["score"], n["state"])
+                  for n in beam_nodes(meta["levels"], last))
+    return lambda marks: _rows(marks, "symbol", "level", "y", "word", "score", "state") \
+        == want, f"step {last}"
+
+
 MOVES = {"temperature": _temperature, "scaling": _scaling, "masks": _masks,
-         "positional": _positional}
+         "positional": _positional, "beam": _beam}
 
 
 def check_explorer(context, origin, page_name, kind) -> list[str]:
