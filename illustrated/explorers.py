@@ -359,7 +359,7 @@ def positional_explorer(d_models=(16, 64, 512), length: int = 60, columns=(0, 2,
            .mark_line(color=ACCENT, point=alt.OverlayMarkDef(color=ACCENT, size=16)).encode(
                x=x, y=alt.Y("similarity:Q", title="PE(p) · PE(pos) / (d_model / 2)",
                             scale=alt.Scale(domain=[-1, 1]))))
-    size = dict(width=PANEL[0], height=PANEL[1])
+    size = dict(width=PANEL[0] - 50, height=PANEL[1])  # two panels in the page's column
     chart = alt.hconcat((wave + rule).properties(title="The first sin/cos columns", **size),
                         (sim + rule).properties(title="Similarity of p to every position",
                                                 **size)).add_params(d_model, p)
@@ -440,7 +440,7 @@ def beam_explorer(levels, title: str | None = None) -> Explorer:
     color = alt.Color("state:N", title=None,
                       legend=alt.Legend(orient="bottom", symbolType="square"),
                       scale=alt.Scale(domain=list(BEAM_STATES), range=[KEY, MUTED, INK]))
-    box = "M-2,-0.85H2V0.85H-2Z"  # about 78 by 33 pixels at size 1500
+    box = "M-1.8,-0.85H1.8V0.85H-1.8Z"  # about 70 by 33 pixels at size 1500
     boxes = base.mark_point(shape=box, size=1500, filled=True, opacity=1).encode(
         x=x, y=y, color=color)
     words = base.mark_text(color="white", fontSize=11, dy=-6).encode(x=x, y=y, text="word:N")
@@ -448,7 +448,7 @@ def beam_explorer(levels, title: str | None = None) -> Explorer:
         x=x, y=y, text=alt.Text("score:Q", format=".2f"))
     height = 60 * max(len(level) for level in levels)
     chart = (links + boxes + words + scores).add_params(step).properties(
-        width=100 * (last + 1), height=height, title=title or "Beam search, step by step"
+        width=80 * (last + 1), height=height, title=title or "Beam search, step by step"
     ).configure_view(stroke=None)
     rounded = [[[parent, word, round(float(score), 2) + 0.0, state]  # as shown, on any CPU
                 for parent, word, score, state in level] for level in levels]
