@@ -72,6 +72,16 @@ def _page_fixes(app, pagename, templatename, context, doctree):
         context["default_mode"] = "auto"
 
 
+def _not_on_every_page(app, config):
+    """Jupyter Book adds every ``*.js`` under ``_static/`` to every page, the 840 KB of vega
+    in ``_static/vendor/`` included: keep those and explorers.js for the pages with an
+    explorer (:func:`_explorer_scripts`)."""
+    def per_page(entry):
+        name = entry if isinstance(entry, str) else entry[0]
+        return name == "explorers.js" or str(name).startswith("vendor/")
+    config.html_js_files = [e for e in config.html_js_files if not per_page(e)]
+
+
 def _explorer_scripts(app, pagename, templatename, context, doctree):
     """The explorers' scripts on the pages that have one. Sphinx keeps a script added
     during ``html-page-context`` for that page only."""
@@ -189,6 +199,7 @@ def setup(app):
     if not getattr(NbElementRenderer.render_mime_type, "skips_vegalite", False):
         NbElementRenderer.render_mime_type = _without_vegalite(NbElementRenderer.render_mime_type)
     app.connect("config-inited", _launch_buttons_need_a_repository, priority=900)
+    app.connect("config-inited", _not_on_every_page, priority=700)
     app.add_css_file("cjk.css")
     app.connect("html-page-context", _preload_font)
     app.connect("html-page-context", _page_fixes)
