@@ -77,7 +77,7 @@ class Explorer:
                 f'aria-label="{label}">'
                 f'<script type="application/json">{self.to_json()}</script>'
                 '<p class="vl-explorer-note">An interactive explorer is drawn here when '
-                "the page runs JavaScript; the figure above shows the same data.</p></div>")
+                "the page runs JavaScript; the figure above shows the same experiment.</p></div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {"text/html": self.to_html(), JUPYTERLAB_MIME: self.spec,
