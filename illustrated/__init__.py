@@ -12,6 +12,7 @@ module              what it holds                                             ch
 ``layers``          embeddings, feed-forward, residual+norm, enc/dec layers   8-9
 ``model``           the full encoder-decoder ``Transformer``                  1, 9
 ``draw``            figures computed from tensors                             all
+``explorers``       interactive charts of key experiments, for the website    2-10
 ``exercises``       auto-checkers for the end-of-chapter exercises            2-15
 ``data``            toy French-English corpus, vocabulary, batching           11
 ``loss``            label-smoothed loss (KL form)                             11

@@ -8,16 +8,26 @@
 2. Chinese text without CJK fonts: ``_static/cjk.css`` (the "WQY Web" font, see
    scripts/subset_font.py), and a preload of the font so that MathJax, which measures the
    characters it has no glyph for, measures them in the loaded font.
+3. Explorers (``illustrated.explorers``): on a page that has one, and only there, the
+   site's copies of vega, vega-lite and vega-embed (``_static/vendor/``, scripts/vendor.py)
+   and ``_static/explorers.js``, which draws them. Without the vendor files the page loads
+   only explorers.js, which says in one line what is missing. An explorer's output also
+   holds a Vega-Lite MIME type for JupyterLab, which MyST-NB does not know: the page skips
+   it quietly (the output's ``text/html`` is the page's version).
 """
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from docutils import nodes
 from myst_nb.core.render import NbElementRenderer
 from sphinx import addnodes
 
 WEB_FONT = "fonts/wqy-microhei-web.woff2"
+VEGALITE_MIME = "application/vnd.vegalite.v5+json"  # illustrated.explorers.JUPYTERLAB_MIME
+EXPLORER_MARK = 'class="vl-explorer"'
+VEGA = ["vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.js"]
 
 
 def _with_alt(render_image):
@@ -31,6 +41,16 @@ def _with_alt(render_image):
 
     render_image_with_alt.keeps_alt = True
     return render_image_with_alt
+
+
+def _without_vegalite(render_mime_type):
+    def render_mime_type_but_vegalite(self, data):
+        if data.mime_type == VEGALITE_MIME:
+            return []
+        return render_mime_type(self, data)
+
+    render_mime_type_but_vegalite.skips_vegalite = True
+    return render_mime_type_but_vegalite
 
 
 def _preload_font(app, pagename, templatename, context, doctree):
@@ -50,6 +70,31 @@ def _page_fixes(app, pagename, templatename, context, doctree):
             attributes["body"] = attributes["body"].replace("const ", "var ")
     if not context.get("default_mode"):
         context["default_mode"] = "auto"
+
+
+def _not_on_every_page(app, config):
+    """Jupyter Book adds every ``*.js`` and ``*.css`` under ``_static/`` to every page, as
+    classic scripts. Keep off them: the 840 KB of vega in ``_static/vendor/`` and
+    explorers.js (for the pages with an explorer, :func:`_explorer_scripts`), and
+    ``_static/live/`` (ES modules, where ``export`` is a syntax error in a classic script,
+    loaded by the live translator's page itself)."""
+    def per_page(entry):
+        name = str(entry if isinstance(entry, str) else entry[0])
+        return name == "explorers.js" or name.startswith(("vendor/", "live/"))
+    config.html_js_files = [e for e in config.html_js_files if not per_page(e)]
+    config.html_css_files = [e for e in config.html_css_files if not per_page(e)]
+
+
+def _explorer_scripts(app, pagename, templatename, context, doctree):
+    """The explorers' scripts on the pages that have one. Sphinx keeps a script added
+    during ``html-page-context`` for that page only."""
+    if EXPLORER_MARK not in context.get("body", ""):
+        return
+    vendor = Path(app.srcdir) / "_static"
+    if all((vendor / name).is_file() for name in VEGA):
+        for name in VEGA:  # deferred: they run in this order, before the module below
+            app.add_js_file(name, priority=900, loading_method="defer")
+    app.add_js_file("explorers.js", priority=901, type="module")
 
 
 def _launch_buttons_need_a_repository(app, config):
@@ -151,26 +196,17 @@ def _term_tooltips(app, doctree, docname):
     add_term_titles(doctree, titles)
 
 
-def _live_files_stay_on_their_page(app, config):
-    """Jupyter Book adds every .js and .css file under _static/ to every page as a classic
-    script or style sheet. Those of _static/live/ are ES modules (``export`` is a syntax
-    error in a classic script) and the live translator's style: its page loads them."""
-    def live(entry):
-        name = entry[0] if isinstance(entry, (tuple, list)) else entry
-        return str(name).startswith("live/")
-
-    config.html_js_files = [f for f in config.html_js_files if not live(f)]
-    config.html_css_files = [f for f in config.html_css_files if not live(f)]
-
-
 def setup(app):
     if not getattr(NbElementRenderer.render_image, "keeps_alt", False):
         NbElementRenderer.render_image = _with_alt(NbElementRenderer.render_image)
+    if not getattr(NbElementRenderer.render_mime_type, "skips_vegalite", False):
+        NbElementRenderer.render_mime_type = _without_vegalite(NbElementRenderer.render_mime_type)
     app.connect("config-inited", _launch_buttons_need_a_repository, priority=900)
-    app.connect("config-inited", _live_files_stay_on_their_page)
+    app.connect("config-inited", _not_on_every_page, priority=700)
     app.add_css_file("cjk.css")
     app.connect("html-page-context", _preload_font)
     app.connect("html-page-context", _page_fixes)
+    app.connect("html-page-context", _explorer_scripts)
     app.connect("doctree-read", _collect_glossary)
     app.connect("env-purge-doc", _purge_glossary)
     app.connect("env-merge-info", _merge_glossary)

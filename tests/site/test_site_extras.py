@@ -81,14 +81,55 @@ def test_math_in_a_tooltip_reads_as_plain_text():
     assert site_extras._plain_text(para) == "width d_model/h."
 
 
-def test_the_live_pages_modules_are_not_added_to_every_page():
-    """Jupyter Book lists every _static .js and .css file for every page; _static/live/'s
-    ES modules and style sheet stay for the page that loads them."""
-    from types import SimpleNamespace
+# ---------------------------------------------------------------- explorers' scripts
+class _App:
+    """What _explorer_scripts uses of Sphinx's app: srcdir, and add_js_file recorded."""
+    def __init__(self, srcdir):
+        self.srcdir, self.added = srcdir, []
 
-    config = SimpleNamespace(
-        html_js_files=["vendor/vega.min.js", "live/tokenizer.js", ("live/page.js", {})],
-        html_css_files=["cjk.css", "live/live.css"])
-    site_extras._live_files_stay_on_their_page(None, config)
-    assert config.html_js_files == ["vendor/vega.min.js"]
-    assert config.html_css_files == ["cjk.css"]
+    def add_js_file(self, name, **kwargs):
+        self.added.append((name, kwargs))
+
+
+def test_vega_explorers_js_and_the_live_pages_files_are_taken_off_every_page():
+    """Jupyter Book lists every _static .js and .css file for every page; vega, explorers.js
+    and _static/live/'s ES modules and style sheet stay for the pages that load them."""
+    class Config:
+        html_js_files = ["cjk.js", "explorers.js", "vendor/vega.min.js", ("x.js", {}),
+                         "live/tokenizer.js", ("live/page.js", {})]
+        html_css_files = ["cjk.css", "live/live.css"]
+    site_extras._not_on_every_page(None, Config)
+    assert Config.html_js_files == ["cjk.js", ("x.js", {})]
+    assert Config.html_css_files == ["cjk.css"]
+
+
+def test_a_page_with_an_explorer_loads_vega_then_the_module(tmp_path):
+    vendor = tmp_path / "_static" / "vendor"
+    vendor.mkdir(parents=True)
+    for name in site_extras.VEGA:
+        (tmp_path / "_static" / name).write_text("")
+    app = _App(tmp_path)
+    site_extras._explorer_scripts(app, "p", "page.html", {"body": "<p>no chart</p>"}, None)
+    assert app.added == []
+    site_extras._explorer_scripts(app, "p", "page.html",
+                                  {"body": '<div class="vl-explorer" data-explorer="x">'}, None)
+    assert [name for name, _ in app.added] == site_extras.VEGA + ["explorers.js"]
+    assert all(kw["loading_method"] == "defer" for _, kw in app.added[:3])
+    assert app.added[3][1]["type"] == "module"
+
+
+def test_without_the_vendor_files_only_explorers_js_is_loaded(tmp_path):
+    app = _App(tmp_path)
+    site_extras._explorer_scripts(app, "p", "page.html", {"body": 'class="vl-explorer"'}, None)
+    assert [name for name, _ in app.added] == ["explorers.js"]  # it says what is missing
+
+
+def test_the_jupyterlab_vegalite_output_is_skipped_quietly():
+    class Data:
+        def __init__(self, mime_type):
+            self.mime_type = mime_type
+    render = site_extras._without_vegalite(lambda self, data: [data.mime_type])
+    assert render(None, Data(site_extras.VEGALITE_MIME)) == []
+    assert render(None, Data("text/html")) == ["text/html"]
+    from illustrated.explorers import JUPYTERLAB_MIME
+    assert site_extras.VEGALITE_MIME == JUPYTERLAB_MIME

@@ -1,0 +1,45 @@
+// An ES module: the explorers of the book (illustrated.explorers): draws every
+// <div class="vl-explorer"> of the page with the site's own vega-embed (_static/vendor/).
+//
+// Each div holds its Vega-Lite spec as JSON in a <script type="application/json"> (made by
+// illustrated.explorers.Explorer.to_html) and a note for readers without JavaScript.
+// scripts/site_extras.py loads this module, after vega, vega-lite and vega-embed, only on
+// pages that have an explorer. The drawn view is kept on the div (div.vegaView) so that the
+// browser check (scripts/browser_checks/explorers.py) can read what the chart shows.
+function say(div, text) {
+  // One line in place of the note: what went wrong, or nothing once drawn.
+  let note = div.querySelector(".vl-explorer-note");
+  if (!note) {
+    note = document.createElement("p");
+    note.className = "vl-explorer-note";
+    div.appendChild(note);
+  }
+  note.textContent = text;
+}
+
+async function draw(div) {
+  // Explorer.to_json: the spec, inert JSON inside the div.
+  const spec = JSON.parse(div.querySelector('script[type="application/json"]').textContent);
+  if (typeof window.vegaEmbed !== "function") {
+    say(div, "This explorer cannot run: the site's copy of vega-embed (_static/vendor/) " +
+             "is missing; rebuild the book with npm installed (make book).");
+    div.dataset.state = "missing";
+    return;
+  }
+  const chart = document.createElement("div");
+  div.insertBefore(chart, div.firstChild);
+  try {
+    // SVG: sharp at any zoom; no action menu (it links to vega's online editor).
+    const result = await window.vegaEmbed(chart, spec, {renderer: "svg", actions: false});
+    div.vegaView = result.view;
+    div.querySelector(".vl-explorer-note")?.remove();
+    div.dataset.state = "ready";
+  } catch (err) {
+    say(div, "This explorer could not be drawn: " + err.message);
+    div.dataset.state = "failed";
+    console.error(err);
+  }
+}
+
+// A module runs once the page is parsed: every explorer div is there.
+document.querySelectorAll("div.vl-explorer").forEach(draw);

@@ -1,0 +1,214 @@
+"""The explorers (illustrated.explorers) in a real browser, moved as a reader moves them.
+
+For each explorer of the book: open its page, wait until _static/explorers.js has drawn it,
+read what the chart shows (the data of every mark of the Vega view), move its controls with
+the keyboard or pick an option, read again, and check that
+
+* the chart changed, and
+* it now shows the values the package computes for the new setting, computed here by
+  calling the package (the spec supplies only its inputs, ``usermeta.explorer``: the
+  scores of chapter 2, the seed of chapter 4, the sizes of chapters 6 and 7; for the beam
+  tree of chapter 10 the recorded tree itself, whose levels up to a step the package's
+  ``beam_nodes`` selects).
+
+Then the polite degradation: with the vendor scripts unreachable each explorer says in one
+line that they are missing, and without JavaScript its note for such readers is shown.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from check_browser import open_page  # noqa: E402
+
+# Every mark of the view with the data of its items (not axes, legends or titles).
+MARKS_JS = r"""
+div => {
+  const marks = [];
+  (function walk(node) {
+    if (node.marktype && node.role === "mark" && node.marktype !== "group") {
+      marks.push({type: node.marktype,
+                  data: node.items.map(i => JSON.parse(JSON.stringify(i.datum)))});
+    }
+    (node.items || []).forEach(walk);
+  })(div.vegaView.scenegraph().root);
+  return marks;
+}
+"""
+
+PAGES = {  # explorer kind -> the page that shows it
+    "temperature": "chapters/02_soft_lookup.html",
+    "scaling": "chapters/04_scaled_scores.html",
+    "masks": "chapters/06_masking.html",
+    "positional": "chapters/07_positional.html",
+    "beam": "chapters/10_decoding.html",
+}
+
+
+def _rows(marks, marktype, *fields):
+    """The data of the marks of one type that have ``fields``, as sorted tuples."""
+    return sorted(tuple(d[f] for f in fields) for m in marks if m["type"] == marktype
+                  for d in m["data"] if all(f in d for f in fields))
+
+
+def _slide(div, name: str, steps: int) -> None:
+    """Move the slider ``name`` by ``steps`` (negative: to the left) with the arrow keys."""
+    slider = div.locator(f'input[type="range"][name="{name}"]')
+    slider.focus()
+    for _ in range(abs(steps)):
+        slider.press("ArrowRight" if steps > 0 else "ArrowLeft")
+
+
+def _close(a, b) -> bool:
+    return len(a) == len(b) and all(
+        x[:-1] == y[:-1] and math.isclose(x[-1], y[-1], abs_tol=1e-9) for x, y in zip(a, b))
+
+
+# ---------------------------------------------------------------- one function per explorer
+def _temperature(div, meta):
+    import torch
+
+    from illustrated.explorers import temperature_weights
+
+    _slide(div, "log10_tau", -10)  # from τ = 1 to τ = 0.1
+    scores = torch.tensor(meta["scores"], dtype=torch.float64)
+    weights = temperature_weights(scores, 0.1).tolist()
+    return lambda marks: _close(_rows(marks, "rect", "key", "weight"),
+                                sorted(zip(meta["labels"], weights))), "τ = 0.1"
+
+
+def _scaling(div, meta):
+    from illustrated.explorers import scaling_weights
+
+    _slide(div, "log2_d_k", 4)  # from d_k = 64 to 1024
+    unscaled, scaled = scaling_weights(1024, meta["S"], meta["seed"])
+    want = sorted([("unscaled", j + 1, w) for j, w in enumerate(unscaled.tolist())]
+                  + [("scaled", j + 1, w) for j, w in enumerate(scaled.tolist())])
+    return lambda marks: _close(_rows(marks, "rect", "scaling", "key", "weight"), want), \
+        "d_k = 1024"
+
+
+def _masks(div, meta):
+    from illustrated.explorers import MASK_CELLS, mask_cells
+
+    _slide(div, "src_len", -3)  # 5 -> 2
+    _slide(div, "tgt_len", 4)  # 3 -> 7
+    masks = mask_cells(2, 7, meta["width"])
+    want = sorted((panel, q, k, bool(mask[q, k])) for panel, mask in masks.items()
+                  for q in range(meta["width"]) for k in range(meta["width"]))
+
+    def shown(marks):
+        got = _rows(marks, "rect", "panel", "q", "k", "cell")
+        return [(p, q, k, cell == MASK_CELLS[0]) for p, q, k, cell in got] == want
+    return shown, "source length 2, target length 7"
+
+
+def _positional(div, meta):
+    from illustrated.explorers import position_similarity
+    from illustrated.positional import sinusoidal_encoding
+
+    div.locator('select[name="d_model"]').select_option("64")
+    _slide(div, "p", -2)  # 30 -> 10
+    length = meta["length"]
+    pe = sinusoidal_encoding(length, 64)  # (L, 64)
+    waves = sorted((c, pos, round(pe[pos, c].item(), 3) + 0.0) for c in meta["columns"]
+                   for pos in range(length))
+    sim = sorted((pos, s) for pos, s in enumerate(position_similarity(64, 10, length).tolist()))
+
+    def shown(marks):
+        return (_close(_rows(marks, "line", "column", "pos", "value"), waves)
+                and _close(_rows(marks, "symbol", "pos", "similarity"), sim)
+                and _rows(marks, "rule", "p") == [(10,), (10,)])
+    return shown, "d_model 64, p = 10"
+
+
+def _beam(div, meta):
+    from illustrated.explorers import beam_nodes
+
+    last = len(meta["levels"]) - 1
+    _slide(div, "step", last - 1)  # from step 1 to the last
+    # The tree's levels are the explorer's input (recorded by the chapter's beam search,
+    # which the chapter checks against illustrated.decoding.beam_search); the nodes drawn
+    # up to a step are the package's beam_nodes.
+    want = sorted((n["level"], n["y"], n["word"], n["score"], n["state"])
+                  for n in beam_nodes(meta["levels"], last))
+    return lambda marks: _rows(marks, "symbol", "level", "y", "word", "score", "state") \
+        == want, f"step {last}"
+
+
+MOVES = {"temperature": _temperature, "scaling": _scaling, "masks": _masks,
+         "positional": _positional, "beam": _beam}
+
+
+def check_explorer(context, origin, page_name, kind) -> list[str]:
+    log = []
+    page = open_page(context, origin, page_name, log)
+    page.goto(f"{origin}/{page_name}", wait_until="load")
+    div = page.locator(f'div.vl-explorer[data-explorer="{kind}"]')
+    if div.count() != 1:
+        return log + [f"{page_name}: explorer: {div.count()} {kind} explorers, expected 1"]
+    try:
+        page.wait_for_function(
+            f'document.querySelector(\'div.vl-explorer[data-explorer="{kind}"]\').dataset.state',
+            timeout=20_000)
+    except Exception:  # noqa: BLE001 - a timeout is reported as a problem
+        return log + [f"{page_name}: explorer: {kind} was not drawn within 20 s"]
+    state = div.get_attribute("data-state")
+    if state != "ready":
+        return log + [f"{page_name}: explorer: {kind} is {state}: {div.inner_text()[:120]}"]
+    meta = div.evaluate("d => JSON.parse(d.querySelector('script[type=\"application/json\"]')"
+                        ".textContent).usermeta.explorer")
+    before = div.evaluate(MARKS_JS)
+    shows_expected, setting = MOVES[kind](div, meta)
+    page.wait_for_timeout(300)  # vega re-renders asynchronously
+    after = div.evaluate(MARKS_JS)
+    problems = []
+    if after == before:
+        problems.append(f"{page_name}: explorer: {kind}: the chart did not change at {setting}")
+    if not shows_expected(after):
+        problems.append(f"{page_name}: explorer: {kind}: at {setting} the chart does not show "
+                        "the package's values")
+    page.close()
+    return log + problems
+
+
+def check_degraded(context, origin, page_name) -> list[str]:
+    """Vendor scripts unreachable: one line says so. No JavaScript: the note is shown."""
+    problems = []
+    page = context.new_page()
+    page.route("**/_static/vendor/*", lambda route: route.abort())
+    page.goto(f"{origin}/{page_name}", wait_until="load")
+    page.wait_for_timeout(500)
+    for div in page.locator("div.vl-explorer").all():
+        text = div.inner_text().strip()
+        if div.get_attribute("data-state") != "missing" or "\n" in text or "missing" not in text:
+            problems.append(f"{page_name}: explorer: without its vendor scripts it says "
+                            f"{text[:100]!r}, not one line that they are missing")
+    page.close()
+    browser_context = context.browser.new_context(java_script_enabled=False)
+    page = browser_context.new_page()
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(origin)
+               else route.abort())
+    page.goto(f"{origin}/{page_name}", wait_until="load")
+    for div in page.locator("div.vl-explorer").all():
+        if "JavaScript" not in div.inner_text():
+            problems.append(f"{page_name}: explorer: without JavaScript it shows no note")
+    browser_context.close()
+    return problems
+
+
+def check(context, origin, html_dir) -> list[str]:
+    problems = []
+    for kind, page_name in PAGES.items():
+        built = Path(html_dir) / page_name
+        if not built.is_file() or f'data-explorer="{kind}"' not in built.read_text():
+            problems.append(f"{page_name}: explorer: the page has no {kind} explorer")
+            continue
+        problems += check_explorer(context, origin, page_name, kind)
+    problems += check_degraded(context, origin, PAGES["temperature"])
+    return problems
