@@ -84,12 +84,18 @@ def beam_search(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,
     if src.shape[0] != 1:
         raise ValueError(f"beam_search takes one source (1, S), got {tuple(src.shape)}")
     _check_token_ids(model, bos_id=bos_id, eos_id=eos_id)
+    return _evaluating(model, _beam, src, max_len, bos_id, eos_id, beam_size, top_beams,
+                       length_penalty)
+
+
+def _evaluating(model, search, *args):
+    """``search(model, *args)`` in eval mode without gradients, as :func:`greedy_decode`
+    runs; the model's mode is restored afterwards."""
     was_training = model.training
     model.eval()
     try:
         with torch.no_grad():
-            return _beam(model, src, max_len, bos_id, eos_id, beam_size, top_beams,
-                         length_penalty)
+            return search(model, *args)
     finally:
         model.train(was_training)
 
@@ -153,14 +159,8 @@ def beam_search_batch(model, src, max_len, bos_id, eos_id, beam_size=4, top_beam
     ``beam_search`` returns for that row: ``top_beams`` pairs ``(tokens, score)``."""
     _check_ids(src, max_len)
     _check_token_ids(model, bos_id=bos_id, eos_id=eos_id)
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.no_grad():
-            return _beam_batch(model, src, max_len, bos_id, eos_id, beam_size, top_beams,
-                               length_penalty)
-    finally:
-        model.train(was_training)
+    return _evaluating(model, _beam_batch, src, max_len, bos_id, eos_id, beam_size,
+                       top_beams, length_penalty)
 
 
 def _beam_batch(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
