@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,7 +204,7 @@ def check_degraded(context, origin, page_name) -> list[str]:
 
 
 def check(context, origin, html_dir) -> list[str]:
-    problems = []
+    start, problems = time.perf_counter(), []
     for kind, page_name in PAGES.items():
         built = Path(html_dir) / page_name
         if not built.is_file() or f'data-explorer="{kind}"' not in built.read_text():
@@ -211,4 +212,6 @@ def check(context, origin, html_dir) -> list[str]:
             continue
         problems += check_explorer(context, origin, page_name, kind)
     problems += check_degraded(context, origin, PAGES["temperature"])
+    print(f"explorers: {len(PAGES)} moved and compared with the package, the degraded page "
+          f"checked: {len(problems)} problem(s) in {time.perf_counter() - start:.0f} s")
     return problems

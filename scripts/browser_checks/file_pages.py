@@ -48,4 +48,5 @@ def check(context, origin, html_dir) -> list[str]:
         page.goto((html_dir / name).resolve().as_uri(), wait_until="load")
         problems += page_problems(label, inspect(page))
         page.close()
+    print(f"file:// pages: {len(PAGES)} opened from disk: {len(problems)} problem(s)")
     return problems
