@@ -13,6 +13,7 @@ image        an image that did not load, or without alt text
 link         an internal link to a missing page, or to an anchor that page lacks
 solution     a closed solution whose code or output is visible before it is opened, or
              not visible after a click on it
+code-width   code (a <pre>) wider than its column, so that it scrolls sideways
 tofu         a CJK character drawn as the "missing glyph" box: rendered on a canvas in the
              element's own font, it is pixel-identical to an unassigned code point (U+0378);
              or a run of CJK characters laid out narrower or wider than that font draws
@@ -106,7 +107,12 @@ async () => {
                   `${drawn.toFixed(1)} px (laid out without the web font) in ${s.fontFamily}`);
     }
   }
-  return {math, images, links, ids, tofu};
+  // Code that runs off its column: a <pre> wider than its box (scrolls sideways).
+  const wide = [...document.querySelectorAll('pre')]
+      .filter(p => p.getClientRects().length && p.scrollWidth > p.clientWidth + 1)
+      .map(p => p.textContent.split('\n').reduce((a, b) => (b.length > a.length ? b : a))
+                 .slice(0, 60));
+  return {math, images, links, ids, tofu, wide};
 }
 """
 
@@ -171,6 +177,8 @@ def page_problems(page: str, found: dict) -> list[str]:
         if not image["alt"]:
             problems.append(f"{page}: image: no alt text: {image['src'][:80]}")
     problems += [f"{page}: tofu: {t}" for t in found["tofu"]]
+    problems += [f"{page}: code-width: runs off its column (scrolls sideways): {w!r}"
+                 for w in found.get("wide", [])]
     return problems
 
 

@@ -47,11 +47,12 @@ def test_page_problems_names_each_rule():
                       {"typeset": True, "error": True, "text": "y"}],
              "images": [{"src": "a.png", "loaded": False, "alt": "A plot."},
                         {"src": "b.png", "loaded": True, "alt": ""}],
-             "tofu": ["人 in serif"]}
+             "tofu": ["人 in serif"], "wide": ["x = torch.zeros(...)"]}
     rules = [p.split(": ")[1] for p in cb.page_problems("p.html", found)]
-    assert rules == ["math", "math", "image", "image", "tofu"]
+    assert rules == ["math", "math", "image", "image", "tofu", "code-width"]
     clean = {"math": [{"typeset": True, "error": False, "text": "x"}],
-             "images": [{"src": "a.png", "loaded": True, "alt": "A plot."}], "tofu": []}
+             "images": [{"src": "a.png", "loaded": True, "alt": "A plot."}], "tofu": [],
+             "wide": []}
     assert cb.page_problems("p.html", clean) == []
 
 
