@@ -20,6 +20,7 @@ import time
 
 STAGES = ["unit", "nbval", "nbval-portable", "book-check", "browser-check"]
 NOISE = "bringing up nodes..."
+MAKE_ERROR = re.compile(r"make(\[\d+\])?: \*\*\* ")
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -43,7 +44,7 @@ def run_stage(stage: str, make: str) -> tuple[int, str, float]:
             continue
         sys.stdout.write(line)
         sys.stdout.flush()
-        if plain:
+        if plain and not MAKE_ERROR.match(plain):  # the stage's own last word, not make's
             last = plain
     return proc.wait(), last, time.perf_counter() - start
 
