@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ._checks import broadcast_shape, check_dropout, check_heads, check_same_width, check_tensor
-from .masks import check_mask
+from .masks import check_mask, subsequent_mask
 
 
 # The method that casts a tensor or a module to a dtype, for error messages.
@@ -127,25 +127,12 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
 
 def _is_causal(mask: torch.Tensor, L: int, S: int) -> bool:
     """Whether ``mask`` is the plain causal mask: one ``(L, L)`` lower triangle shared by
-    every batch row and head. Its shape is checked first (integers); only a mask of that
-    shape is compared with the triangle."""
+    every batch row and head (:func:`~illustrated.masks.subsequent_mask`). Its shape is
+    checked first (integers); only a mask of that shape is compared with the triangle."""
     shape = mask.shape
     if L != S or L == 1 or shape[-2:] != (L, S) or any(n != 1 for n in shape[:-2]):
         return False
-    return torch.equal(mask.reshape(L, S), _triangle(L, mask.device))
-
-
-_TRIANGLES: dict = {}
-
-
-def _triangle(L: int, device) -> torch.Tensor:
-    """The ``(L, L)`` causal triangle (True on and below the diagonal), made once per size."""
-    key = (L, device)
-    if key not in _TRIANGLES:
-        if len(_TRIANGLES) > 16:  # keep a few sizes only
-            _TRIANGLES.clear()
-        _TRIANGLES[key] = torch.ones(L, L, dtype=torch.bool, device=device).tril()  # (L, L)
-    return _TRIANGLES[key]
+    return torch.equal(mask.reshape(1, L, S), subsequent_mask(L, mask.device))
 
 
 def lean_attention(query, key, value, mask=None, dropout_p: float = 0.0):
