@@ -8,8 +8,9 @@ tokenizer's JSON (the one inside the checkpoint) and manifest.json (what the pag
 know: whether tokenizer.js and onnxruntime-web are there, the special ids, MAX_LEN, the
 length penalty of illustrated.translator.translate, the files' sizes). Nothing is done
 when these are newer than the checkpoint, this script and illustrated/export.py, and the
-manifest still tells the truth about tokenizer.js and onnxruntime-web. On failure it says why in one line and returns False: the book still
-builds, and the live translator page says that its model is missing.
+manifest still tells the truth about tokenizer.js and onnxruntime-web. On failure it says
+why in one line and returns False: the book still builds, and the live translator page
+says that its model is missing.
 """
 from __future__ import annotations
 
