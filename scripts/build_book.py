@@ -50,6 +50,10 @@ INDEX = BUILD / "html" / "index.html"
 # The strict build's own folder: wiped and rebuilt by --check, nothing else touches it.
 CHECK = BUILD / "check"
 CHECK_HTML = CHECK / "html"
+# The Chinese edition (issue 22): the same pages built with language zh_CN from the
+# catalogues in locales/ (scripts/translations.py), into this folder of each site.
+ZH = "zh"
+ZH_CONFIG = {"language": "zh_CN"}
 # The `execute:` keys of _config.yml that execute_chapters() follows; any other key would
 # change how MyST-NB executes, so it must be taught here first.
 KNOWN_EXECUTE_KEYS = {"execute_notebooks", "timeout", "allow_errors", "raise_on_error"}
@@ -162,19 +166,23 @@ def jupyter_book(*args: str) -> tuple[int, int]:
     return rc, problems
 
 
-def check_config() -> Path:
-    """A copy of _config.yml for the strict build: no execution, paths still right."""
+def config_copy(folder: Path, sphinx_config: dict | None = None,
+                execute: dict | None = None) -> Path:
+    """A copy of _config.yml in ``folder`` for a build of our own: no execution unless
+    ``execute`` says otherwise, ``sphinx_config`` added to ``sphinx: config:``, and the
+    local extensions' folders made absolute (they are relative to the config's folder)."""
     config = load_config()
     if config.get("execute", {}).get("execute_notebooks") != "cache":
         sys.exit("_config.yml must say `execute_notebooks: cache` (readers' builds); "
-                 "--check switches it off itself")
-    config["execute"]["execute_notebooks"] = "off"
-    # Relative to the config file's folder: make them absolute, the copy lives in _build/check/.
+                 "the other builds switch it off themselves")
+    config["execute"].update(execute or {"execute_notebooks": "off"})
+    config["sphinx"]["config"].update(sphinx_config or {})
     local = config.get("sphinx", {}).get("local_extensions") or {}
-    for name, folder in local.items():
-        local[name] = str((ROOT / folder).resolve())
-    path = CHECK / "_config.check.yml"
-    path.write_text("# Written by scripts/build_book.py --check; edit _config.yml instead.\n"
+    for name, path in local.items():
+        local[name] = str((ROOT / path).resolve())
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "_config.copy.yml"
+    path.write_text("# Written by scripts/build_book.py; edit _config.yml instead.\n"
                     + yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return path
 
@@ -196,7 +204,21 @@ def build() -> int:
         return rc or 1
     if problems:
         print(f"Built with {problems} warning(s), above.")
-    print(f"\nThe book is at {INDEX}  (open it in a browser)")
+    print("Building the Chinese edition ...", flush=True)
+    # The same execution cache as the English edition: its outputs, nothing executed again.
+    folder = BUILD / ZH
+    config = config_copy(folder, ZH_CONFIG, {"execute_notebooks": "cache", "cache": str(CACHE)})
+    rc, problems = jupyter_book("--config", str(config), "--path-output", str(folder))
+    if rc != 0 or not (folder / "_build" / "html" / "index.html").is_file():
+        print(f"The Chinese edition failed ({problems} warning/error messages above).",
+              file=sys.stderr)
+        return rc or 1
+    shutil.rmtree(INDEX.parent / ZH, ignore_errors=True)
+    shutil.copytree(folder / "_build" / "html", INDEX.parent / ZH)
+    if problems:
+        print(f"Chinese edition built with {problems} warning(s), above.")
+    print(f"\nThe book is at {INDEX}  (open it in a browser; the Chinese edition is at "
+          f"{INDEX.parent / ZH / 'index.html'})")
     return 0
 
 
@@ -207,18 +229,24 @@ def check() -> int:
     vendor()
     export_onnx()
     # Jupyter Book writes to <path-output>/_build/html; the checks read _build/check/html.
-    rc, problems = jupyter_book("--config", str(check_config()), "--path-output", str(CHECK),
+    rc, problems = jupyter_book("--config", str(config_copy(CHECK)), "--path-output", str(CHECK),
                                 "-W", "-n", "--keep-going")
     built = CHECK / "_build" / "html"
     if built.is_dir():
         built.rename(CHECK_HTML)
+    # The Chinese edition, as strict, into the site's zh/ folder.
+    zh = CHECK / ZH
+    rc_zh, problems_zh = jupyter_book("--config", str(config_copy(zh, ZH_CONFIG)),
+                                      "--path-output", str(zh), "-W", "-n", "--keep-going")
+    if (zh / "_build" / "html").is_dir() and CHECK_HTML.is_dir():
+        (zh / "_build" / "html").rename(CHECK_HTML / ZH)
     seconds = time.perf_counter() - start
-    if rc != 0:
-        print(f"Strict build failed: {problems} warning/error messages above "
-              f"({seconds:.0f} s).", file=sys.stderr)
-        return rc
-    print(f"Strict build (-W -n --keep-going, committed outputs): 0 warnings, "
-          f"{seconds:.0f} s, in {CHECK_HTML.relative_to(ROOT)}/.")
+    if rc != 0 or rc_zh != 0:
+        print(f"Strict build failed: {problems} warning/error messages in English, "
+              f"{problems_zh} in Chinese, above ({seconds:.0f} s).", file=sys.stderr)
+        return rc or rc_zh
+    print(f"Strict build (-W -n --keep-going, committed outputs) of both editions: 0 warnings, "
+          f"{seconds:.0f} s, in {CHECK_HTML.relative_to(ROOT)}/ and its {ZH}/.")
     return 0
 
 

@@ -1,0 +1,182 @@
+"""The Chinese edition's catalogues: English messages out, translations checked.
+
+    python scripts/translations.py update   # `make translations`: extract, merge, report
+    python scripts/translations.py status   # what is left to translate, per page
+
+The book has one source, the English pages and notebooks. Sphinx's gettext builder cuts
+their prose into messages (paragraphs, titles, list items, captions, figures' alt text);
+code, outputs and glued numbers are never messages, so they come through to the Chinese
+edition as they are. Each page has a catalogue, ``locales/zh_CN/LC_MESSAGES/<page>.po``
+(the ``locale_dirs`` and ``gettext_*`` settings of _config.yml), holding the English
+(``msgid``) and the Chinese (``msgstr``) of each message.
+
+``update`` extracts the messages from the current English (into ``_build/gettext/``, one
+``.pot`` per page) and merges them into the catalogues with sphinx-intl: a new message
+arrives untranslated, a changed one arrives "fuzzy" with the old Chinese as a draft, a
+removed one is dropped. ``tests/test_translations.py`` fails while any message is
+untranslated or fuzzy, so an English edit cannot silently leave stale Chinese.
+
+The API page's docstrings stay English (the issue asks for the page's own prose): messages
+that come only from the package's docstrings are left out of the catalogues.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+from babel.messages.pofile import read_po, write_po
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_book import BUILD, ROOT, config_copy, jupyter_book  # noqa: E402
+
+LANGUAGE = "zh_CN"
+CATALOGUES = ROOT / "locales" / LANGUAGE / "LC_MESSAGES"
+POT = BUILD / "gettext"
+LINE_WIDTH = 100
+
+
+def from_docstrings_only(message) -> bool:
+    """True for a message found only in the package's docstrings (autodoc), in no page.
+
+    (Sphinx writes such a location as ``.../attention.py:docstring of illustrated.x:3``,
+    which babel cuts at the spaces: what counts is that no location is a page's file.)"""
+    files = [filename.split(":")[0] for filename, _ in message.locations]
+    return bool(files) and not any(f.endswith((".md", ".ipynb")) for f in files)
+
+
+def extract(pot_dir: Path = POT) -> list[Path]:
+    """Write one .pot per page into ``pot_dir`` from the current English; their paths.
+
+    Runs Sphinx's gettext builder (about 15 s) from the committed notebook outputs, with
+    locations on so that docstring messages can be recognised, then writes the .pot files
+    without locations (they name this machine's paths, and move with every edit)."""
+    work = BUILD / "gettext-work"
+    # MyST-NB shows the gettext builder only text outputs; the figures' alt text is a
+    # message too, so let it pick the images.
+    config = config_copy(work, {"gettext_location": True,
+                                "nb_mime_priority_overrides": [["gettext", "image/png", 5]]})
+    rc, problems = jupyter_book("--config", str(config), "--path-output", str(work),
+                                "--builder", "custom", "--custom-builder", "gettext")
+    if rc != 0:
+        sys.exit(f"Extracting the messages failed ({problems} warning/error messages above).")
+    written = []
+    for source in sorted((work / "_build" / "gettext").rglob("*.pot")):
+        relative = source.relative_to(work / "_build" / "gettext")
+        with source.open("rb") as f:
+            catalog = read_po(f)
+        for message in list(catalog):
+            if message.id and from_docstrings_only(message):
+                catalog.delete(message.id, message.context)
+        target = pot_dir / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("wb") as f:
+            write_po(f, catalog, width=LINE_WIDTH, no_location=True, omit_header=False)
+        written.append(target)
+    return written
+
+
+# What a translation must carry over unchanged from the English: roles whose content is
+# data (glued numbers, citations, equations), maths, inline code and link targets. A
+# cross-reference may get Chinese text, but must keep its target: {ref}`中文 <label>`.
+ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
+TEXT_ROLES = {"ref", "doc", "numref", "term", "download", "any"}
+MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
+CODE = re.compile(r"``.+?``|`[^`]+`", re.S)
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def markup(text: str) -> Counter:
+    """The parts of a message that its translation must keep: each role with its data (or,
+    for a cross-reference, its target), each maths span, inline code and link target."""
+    found = Counter()
+    for role, content in ROLE.findall(text):
+        if role in TEXT_ROLES:
+            target = re.search(r"<([^<>]+)>\s*$", content)
+            content = target.group(1) if target else content
+        found[f"{{{role}}}`{content.strip()}`"] += 1
+    rest = ROLE.sub(" ", text)
+    for pattern in (MATH, CODE):
+        found.update(m.group(0) for m in pattern.finditer(rest))
+        rest = pattern.sub(" ", rest)
+    found.update(f"]({url})" for url in LINK.findall(rest))
+    return found
+
+
+def markup_problems(english: str, chinese: str) -> list[str]:
+    """What the translation ``chinese`` lost or added of ``english``'s markup (see
+    :func:`markup`), one phrase each; empty when it kept it all."""
+    wanted, got = markup(english), markup(chinese)
+    problems = [f"lost {part}" for part in sorted(wanted - got)]
+    problems += [f"added {part}" for part in sorted(got - wanted)]
+    return problems
+
+
+def read_catalogue(path: Path):
+    with path.open("rb") as f:
+        return read_po(f, locale=LANGUAGE)
+
+
+def catalogue_problems(pot_dir: Path = POT, po_dir: Path = CATALOGUES) -> list[str]:
+    """Every message of the English (``pot_dir``) that the catalogues in ``po_dir`` do not
+    translate, one line each: ``<catalogue>: <untranslated|fuzzy|missing>: "<English>"``;
+    and every catalogue of a page that no longer exists."""
+    problems = []
+    pots = sorted(pot_dir.rglob("*.pot"))
+    for pot in pots:
+        name = pot.relative_to(pot_dir).with_suffix(".po").as_posix()
+        po = po_dir / name
+        english = read_catalogue(pot)
+        chinese = read_catalogue(po) if po.is_file() else None
+        for message in english:
+            if not message.id:
+                continue
+            short = message.id if len(message.id) <= 70 else message.id[:67] + "..."
+            short = short.replace("\n", " ")
+            found = chinese.get(message.id, message.context) if chinese else None
+            if found is None:
+                problems.append(f"{name}: missing: \"{short}\"")
+            elif found.fuzzy:
+                problems.append(f"{name}: fuzzy (the English changed): \"{short}\"")
+            elif not found.string:
+                problems.append(f"{name}: untranslated: \"{short}\"")
+    pages = {p.relative_to(pot_dir).with_suffix(".po").as_posix() for p in pots}
+    for po in sorted(po_dir.rglob("*.po")):
+        if po.relative_to(po_dir).as_posix() not in pages:
+            problems.append(f"{po.relative_to(po_dir).as_posix()}: no such page any more")
+    return problems
+
+
+def status(po_dir: Path = CATALOGUES) -> None:
+    total = done = 0
+    for po in sorted(po_dir.rglob("*.po")):
+        messages = [m for m in read_catalogue(po) if m.id]
+        translated = sum(bool(m.string) and not m.fuzzy for m in messages)
+        fuzzy = sum(m.fuzzy for m in messages)
+        total, done = total + len(messages), done + translated
+        print(f"{po.relative_to(po_dir).as_posix():40} {translated:4}/{len(messages):<4} translated"
+              + (f", {fuzzy} fuzzy" if fuzzy else ""))
+    print(f"{done} of {total} messages translated.")
+
+
+def update() -> None:
+    from sphinx_intl import basic
+
+    extract()
+    basic.update(str(CATALOGUES.parent.parent), str(POT), (LANGUAGE,), line_width=LINE_WIDTH,
+                 ignore_obsolete=True, jobs=1)
+    status()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["update", "status"])
+    args = parser.parse_args()
+    update() if args.command == "update" else status()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
