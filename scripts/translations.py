@@ -2,6 +2,7 @@
 
     python scripts/translations.py update   # `make translations`: extract, merge, report
     python scripts/translations.py status   # what is left to translate, per page
+    python scripts/translations.py check    # markup and terminology of the translations
 
 The book has one source, the English pages and notebooks. Sphinx's gettext builder cuts
 their prose into messages (paragraphs, titles, list items, captions, figures' alt text);
@@ -36,6 +37,9 @@ LANGUAGE = "zh_CN"
 CATALOGUES = ROOT / "locales" / LANGUAGE / "LC_MESSAGES"
 POT = BUILD / "gettext"
 LINE_WIDTH = 100
+TERMINOLOGY = ROOT / "locales" / LANGUAGE / "terminology.yml"
+# The glossary lists the sources' variants of every term (头部 among them), on purpose.
+VARIANTS_PAGE = "appendix/glossary.po"
 
 
 def from_docstrings_only(message) -> bool:
@@ -47,13 +51,12 @@ def from_docstrings_only(message) -> bool:
     return bool(files) and not any(f.endswith((".md", ".ipynb")) for f in files)
 
 
-def extract(pot_dir: Path = POT) -> list[Path]:
+def extract(pot_dir: Path = POT, work: Path = BUILD / "gettext-work") -> list[Path]:
     """Write one .pot per page into ``pot_dir`` from the current English; their paths.
 
     Runs Sphinx's gettext builder (about 15 s) from the committed notebook outputs, with
     locations on so that docstring messages can be recognised, then writes the .pot files
     without locations (they name this machine's paths, and move with every edit)."""
-    work = BUILD / "gettext-work"
     # MyST-NB shows the gettext builder only text outputs; the figures' alt text is a
     # message too, so let it pick the images.
     config = config_copy(work, {"gettext_location": True,
@@ -149,6 +152,74 @@ def catalogue_problems(pot_dir: Path = POT, po_dir: Path = CATALOGUES) -> list[s
     return problems
 
 
+def translated_messages(po_dir: Path = CATALOGUES):
+    """(catalogue name, English, Chinese) of every translated message, in file order."""
+    for po in sorted(po_dir.rglob("*.po")):
+        name = po.relative_to(po_dir).as_posix()
+        for message in read_catalogue(po):
+            if message.id and message.string and not message.fuzzy:
+                yield name, message.id, message.string
+
+
+def _excerpt(text: str, width: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def all_markup_problems(po_dir: Path = CATALOGUES) -> list[str]:
+    """Every translated message that lost or added markup (:func:`markup_problems`)."""
+    return [f"{name}: markup: {'; '.join(found)}: \"{_excerpt(english)}\""
+            for name, english, chinese in translated_messages(po_dir)
+            if (found := markup_problems(english, chinese))]
+
+
+# A figure's alt text quotes the figure's own English: its title in curly quotes, its
+# labels after "rows:", "y axis:" ... (illustrated.draw). Those stay English in Chinese.
+FIGURE_WORDS = re.compile(r"“[^”]*”|\b(?:rows|columns|bars|curves|samples|[xy] axis): [^;]*")
+
+
+def load_terminology(path: Path = TERMINOLOGY) -> dict:
+    import yaml
+
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def term_pattern(entry: dict) -> re.Pattern:
+    """The English of a term: ``english`` if given, else the term and its plural."""
+    english = entry.get("english") or re.escape(entry["term"]) + "s?"
+    return re.compile(rf"(?<![\w-])(?:{english})(?![\w-])", re.I)
+
+
+def terminology_problems(po_dir: Path = CATALOGUES, terminology: dict | None = None) -> list[str]:
+    """Translated messages whose English uses a term but whose Chinese lacks the edition's
+    word for it, and Chinese that uses a rendering the edition never uses. The glossary's
+    catalogue is not checked: it lists the sources' variants on purpose."""
+    terminology = terminology or load_terminology()
+    terms = [(entry, term_pattern(entry)) for entry in terminology["terms"]]
+    exceptions = terminology.get("exceptions") or []
+    problems = []
+    for name, english, chinese in translated_messages(po_dir):
+        if name == VARIANTS_PAGE:
+            continue
+        # Code, maths and roles' data are not prose: a `key` in code is not the term.
+        prose = MATH.sub(" ", CODE.sub(" ", ROLE.sub(lambda m: m.group(2), english)))
+        prose = FIGURE_WORDS.sub(" ", prose)
+        for entry, pattern in terms:
+            if not pattern.search(prose):
+                continue
+            words = [entry["zh"], *entry.get("also", [])]
+            if any(w in chinese for w in words):
+                continue
+            if any(e["term"] == entry["term"] and e["english"] in english for e in exceptions):
+                continue
+            problems.append(f"{name}: term: \"{entry['term']}\" is {entry['zh']}, which the "
+                            f"Chinese lacks: \"{_excerpt(english)}\"")
+        for bad, why in (terminology.get("never") or {}).items():
+            if bad in chinese:
+                problems.append(f"{name}: never: {bad} ({why}): \"{_excerpt(chinese)}\"")
+    return problems
+
+
 def status(po_dir: Path = CATALOGUES) -> None:
     total = done = 0
     for po in sorted(po_dir.rglob("*.po")):
@@ -172,9 +243,17 @@ def update() -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["update", "status"])
+    parser.add_argument("command", choices=["update", "status", "check"])
     args = parser.parse_args()
-    update() if args.command == "update" else status()
+    if args.command == "update":
+        update()
+    elif args.command == "status":
+        status()
+    else:
+        problems = all_markup_problems() + terminology_problems()
+        print("\n".join(problems))
+        print(f"{len(problems)} problem(s) of markup and terminology in the translated messages.")
+        return 1 if problems else 0
     return 0
 
 
