@@ -7,6 +7,7 @@
 #   make serve [PORT=8000]            the built book on http://127.0.0.1:8000/
 #   make lab [ARGS=...]               JupyterLab from the same .venv (--allow-root as root)
 #   make notebooks [NB=chapters/x.ipynb]  re-execute chapters and appendix notebooks in place, in a fresh kernel
+#   make translations                 after an English edit: merge it into the Chinese catalogues
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -34,7 +35,7 @@ PORTABLE := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capability(), \
 	'kernels,', torch.get_num_threads(), 'thread(s)')"
 
-.PHONY: checkpoint checkpoint-real bench book test unit nbval nbval-portable book-check browser-check lab serve notebooks clean install
+.PHONY: translations checkpoint checkpoint-real bench book test unit nbval nbval-portable book-check browser-check lab serve notebooks clean install
 
 install: $(STAMP)
 
@@ -104,6 +105,14 @@ serve: $(STAMP)
 
 notebooks: $(STAMP)
 	$(PY) scripts/execute_notebooks.py $(NB)
+
+# The Chinese edition's catalogues (locales/zh_CN/LC_MESSAGES/, one .po per page) after an
+# English edit: extract the English messages, merge them in (a new message arrives
+# untranslated, a changed one "fuzzy" with the old Chinese as a draft), then say per page
+# what is left to translate. CONTRIBUTING.md, "The Chinese edition".
+translations: $(STAMP)
+	@$(PY) scripts/translations.py update
+	@$(PY) scripts/translations.py check
 
 clean:
 	rm -rf _build .jupyter_cache
