@@ -27,7 +27,13 @@ notebooks, outputs included, the package's docstrings shown on the API page, and
 points only (``unicode-range``), after the theme's fonts, so body text, headings and
 MathJax's text in Chinese render on a machine without any CJK font.
 ``tests/site/test_web_font.py`` fails when a page uses a character the committed web
-font lacks: rerun this script. The full font never comes from the network: install the
+font lacks: rerun this script.
+
+The Chinese edition uses thousands of characters more; it gets a font of its own,
+``_static/fonts/wqy-microhei-web-zh.woff2`` (``edition_characters()``: the site's, every
+translation in ``locales/zh_CN/``, and the Chinese of the words Sphinx, the theme and the
+extensions write on a Chinese page: "搜索", "上一页" ...). scripts/site_extras.py serves it to
+the Chinese pages under the English font's name, so cjk.css is the same for both. The full font never comes from the network: install the
 Debian package, or extract it without installing it system-wide
 (``apt-get download fonts-wqy-microhei && dpkg-deb -x fonts-wqy-microhei_*.deb DIR``,
 then ``--source DIR/usr/share/fonts/truetype/wqy/wqy-microhei.ttc``).
@@ -45,6 +51,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 TARGET = ROOT / "illustrated" / "fonts" / "wqy-microhei-subset.ttf"
 WEB_TARGET = ROOT / "_static" / "fonts" / "wqy-microhei-web.woff2"
+ZH_WEB_TARGET = ROOT / "_static" / "fonts" / "wqy-microhei-web-zh.woff2"
+# The Chinese edition's translations, and the catalogues of the words that Sphinx, the
+# theme and the extensions write on a Chinese page (in the installed packages).
+ZH_CATALOGUES = "locales/zh_CN/**/*.po"
+UI_CATALOGUES = ("sphinx/locale/zh_CN/LC_MESSAGES/*.po",
+                 "sphinx_book_theme/**/zh_CN/LC_MESSAGES/*.po",
+                 "pydata_sphinx_theme/locale/zh/LC_MESSAGES/*.po",
+                 "sphinx_exercise/**/zh_CN/LC_MESSAGES/*.po",
+                 "sphinx_togglebutton/**/zh-cn/LC_MESSAGES/*.po")
 # What counts as CJK: the same ranges as illustrated.draw._base._CJK (CJK radicals to
 # unified ideographs, compatibility ideographs, full-width forms), plus CJK punctuation.
 CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
@@ -103,6 +118,21 @@ def site_characters(root: Path = ROOT) -> set[str]:
     return found
 
 
+def edition_characters(root: Path = ROOT) -> set[str]:
+    """Every CJK character of the Chinese edition: the site's, the translations', and the
+    translated words of Sphinx, the theme and the extensions."""
+    import sphinx
+
+    found = site_characters(root)
+    for path in root.glob(ZH_CATALOGUES):
+        found |= cjk_characters(path.read_text(encoding="utf-8"))
+    packages = Path(sphinx.__file__).resolve().parent.parent
+    for pattern in UI_CATALOGUES:
+        for path in packages.glob(pattern):
+            found |= cjk_characters(path.read_text(encoding="utf-8"))
+    return found
+
+
 def _subset(source: Path, codepoints, output: Path, flavor=None) -> None:
     """Save the glyphs of ``codepoints`` from ``source`` (face 0) to ``output``."""
     options = subset.Options()
@@ -136,6 +166,10 @@ def main() -> None:
     _subset(args.source, web, args.web_output, flavor="woff2")
     print(f"wrote {args.web_output} ({args.web_output.stat().st_size / 1024:.0f} kB, "
           f"{len(web)} CJK characters of the site)")
+    zh = {ord(c) for c in edition_characters()}
+    _subset(args.source, zh, ZH_WEB_TARGET, flavor="woff2")
+    print(f"wrote {ZH_WEB_TARGET} ({ZH_WEB_TARGET.stat().st_size / 1024:.0f} kB, "
+          f"{len(zh)} CJK characters of the Chinese edition)")
 
 
 if __name__ == "__main__":

@@ -34,3 +34,17 @@ def test_web_font_is_small_and_declared_in_the_css():
     assert subset_font.WEB_TARGET.stat().st_size < 300_000
     css = (ROOT / "_static" / "cjk.css").read_text()
     assert f"fonts/{subset_font.WEB_TARGET.name}" in css and '"WQY Web"' in css
+
+
+def test_chinese_editions_font_covers_every_character_of_its_pages():
+    cmap = TTFont(subset_font.ZH_WEB_TARGET).getBestCmap()
+    missing = sorted(c for c in subset_font.edition_characters() if ord(c) not in cmap)
+    assert not missing, (f"the Chinese edition's web font lacks {''.join(missing)}: run "
+                         "`python scripts/subset_font.py` and commit it")
+    assert subset_font.ZH_WEB_TARGET.stat().st_size < 1_500_000
+
+
+def test_edition_characters_include_the_translations_and_the_themes_words():
+    found = subset_font.edition_characters()
+    assert {"搜", "索"} <= found  # Sphinx's and the theme's "搜索" (search)
+    assert subset_font.site_characters() < found
