@@ -1,6 +1,7 @@
 // The live translator page (chapters/live_translator.md): read the French, tokenise it as
 // illustrated.translator does, decode greedily or with beam search (decoding.mjs) with the
-// ONNX graphs (model.mjs), and draw the attention heat maps (heatmap.mjs).
+// ONNX graphs (model.mjs), and draw the attention heat maps (heatmap.mjs); its words come
+// from messages.mjs, in the language of the edition.
 //
 // For the browser check (scripts/browser_checks/live_translator.py) the page exposes
 // window.liveTranslator: `ready` (a promise), `runs` (translations shown so far), `last`
@@ -8,6 +9,7 @@
 
 import { beamSearch, greedyDecode } from "./decoding.mjs";
 import { heatmap } from "./heatmap.mjs";
+import { messages as t } from "./messages.mjs";
 import { attentionMatrix, LiveModel } from "./model.mjs";
 
 const root = document.getElementById("lt-app");
@@ -29,7 +31,7 @@ function model() {
                    + manifest.files["weights.bin"]) / 1e6;
     modelPromise = LiveModel.load(manifest, (n) => {
       bytes += n;
-      say(`Loading the model: ${(bytes / 1e6).toFixed(1)} of ${total.toFixed(1)} MB …`);
+      say(t.loading((bytes / 1e6).toFixed(1), total.toFixed(1)));
     }).catch((error) => { modelPromise = null; throw error; });
   }
   return modelPromise;
@@ -58,7 +60,7 @@ async function translateIds(srcIds, { beam = 0, maxLen = manifest.max_len } = {}
 const pieces = (ids) => (tokenizer ? tokenizer.pieces(ids) : ids.map(String));
 
 function fillSelect(select, n, name) {
-  select.replaceChildren(...Array.from({ length: n }, (_, i) => new Option(`${name} ${i + 1}`, i)));
+  select.replaceChildren(...Array.from({ length: n }, (_, i) => new Option(t.numbered(name, i + 1), i)));
 }
 
 function drawMaps() {
@@ -68,11 +70,9 @@ function drawMaps() {
   const cl = +$("#lt-cross-layer").value, ch = +$("#lt-cross-head").value;
   const el = +$("#lt-self-layer").value, eh = +$("#lt-self-head").value;
   $("#lt-cross").replaceChildren(heatmap(attentionMatrix(crossAttention, cl, ch), out, src,
-    `Cross-attention, decoder layer ${cl + 1}, head ${ch + 1}: rows are the English pieces ` +
-    `being written, columns the French pieces read`));
+    t.crossCaption(cl + 1, ch + 1)));
   $("#lt-self").replaceChildren(heatmap(attentionMatrix(selfAttention, el, eh), src, src,
-    `Encoder self-attention, layer ${el + 1}, head ${eh + 1}: each French piece (row) ` +
-    `reading the others (columns)`));
+    t.selfCaption(el + 1, eh + 1)));
 }
 
 function show(result, text, beam, seconds) {
@@ -82,18 +82,17 @@ function show(result, text, beam, seconds) {
     const chip = document.createElement("span");
     chip.className = "lt-token";
     chip.textContent = p;
-    chip.title = `step ${i + 1}: token ${result.tokens[i + 1]}`;
+    chip.title = t.step(i + 1, result.tokens[i + 1]);
     return chip;
   }));
   $("#lt-translation").textContent = tokenizer ? tokenizer.decode(result.tokens) : "";
-  $("#lt-source").textContent = `The model reads ${result.srcIds.length} pieces: ` +
-    pieces(result.srcIds).join(" ");
+  $("#lt-source").textContent = t.reads(result.srcIds.length) + pieces(result.srcIds).join(" ");
   $("#lt-results").hidden = false;
   drawMaps();
   api.last = { text, beam, srcIds: result.srcIds, tokens: result.tokens, score: result.score };
   api.runs += 1;
-  const how = beam > 0 ? `beam search of size ${beam}` : "greedy decoding";
-  say(`Translated by ${how} in ${seconds.toFixed(2)} s, in this browser.`, "done");
+  const how = beam > 0 ? t.beam(beam) : t.greedy;
+  say(t.translated(how, seconds.toFixed(2)), "done");
 }
 
 async function onSubmit(event) {
@@ -101,11 +100,10 @@ async function onSubmit(event) {
   const text = $("#lt-text").value;
   const beam = $("#lt-beam").checked ? +$("#lt-beam-size").value : 0;
   const prepared = prepare(text); // illustrated.translator.prepare
-  if (!prepared) return say("Type a French sentence first.", "ready");
+  if (!prepared) return say(t.empty, "ready");
   const srcIds = tokenizer.encode(prepared); // SubwordTokenizer.encode: [bos, ..., eos]
   if (srcIds.length > manifest.max_len) {
-    return say(`That is ${srcIds.length} pieces; the model reads at most ` +
-               `${manifest.max_len}. Try a shorter sentence.`, "ready");
+    return say(t.tooLong(srcIds.length, manifest.max_len), "ready");
   }
   $("#lt-go").disabled = true;
   root.dataset.state = "busy";
@@ -114,7 +112,7 @@ async function onSubmit(event) {
     const result = await translateIds(srcIds, { beam });
     show(result, text, beam, (performance.now() - start) / 1000);
   } catch (error) {
-    say(`The translator failed: ${error.message}`, "error");
+    say(t.failed(error.message), "error");
   } finally {
     $("#lt-go").disabled = false;
   }
@@ -124,24 +122,20 @@ async function start() {
   if (location.protocol === "file:") return; // the page's inline script has said why
   const response = await fetch(new URL("manifest.json", import.meta.url));
   if (!response.ok) {
-    return say("This build of the book has no model files for the translator " +
-               "(`make book` exports them; its messages say why it could not).", "missing");
+    return say(t.noModel, "missing");
   }
   manifest = await response.json();
   if (!manifest.runtime) {
-    return say("This build of the book lacks the translator's scripts (onnxruntime-web, " +
-               "installed by `npm ci` during `make book`; its messages say why it could not).",
-               "missing");
+    return say(t.noRuntime, "missing");
   }
-  for (const [id, n, name] of [["cross-layer", manifest.N, "layer"], ["cross-head", manifest.h, "head"],
-                               ["self-layer", manifest.N, "layer"], ["self-head", manifest.h, "head"]]) {
+  for (const [id, n, name] of [["cross-layer", manifest.N, t.layer], ["cross-head", manifest.h, t.head],
+                               ["self-layer", manifest.N, t.layer], ["self-head", manifest.h, t.head]]) {
     fillSelect($(`#lt-${id}`), n, name);
     $(`#lt-${id}`).addEventListener("change", drawMaps);
   }
   $("#lt-cross-layer").value = manifest.N - 1; // the last layer, as chapter 12's figure
   if (!manifest.tokenizer_js) {
-    return say("This build lacks the page's tokenizer (_static/live/tokenizer.js), so it " +
-               "cannot read text.", "ids-only");
+    return say(t.noTokenizer, "ids-only");
   }
   const module = await import("./tokenizer.js");
   const json = await (await fetch(new URL("tokenizer.json", import.meta.url))).json();
@@ -150,9 +144,7 @@ async function start() {
   $("#lt-form").addEventListener("submit", onSubmit);
   $("#lt-go").disabled = false;
   const mb = Object.values(manifest.files).reduce((a, b) => a + b, 0) / 1e6;
-  say(`Ready. The first translation loads the model and onnxruntime ` +
-      `(${(mb + manifest.runtime / 1e6).toFixed(0)} MB).`, "ready");
+  say(t.ready((mb + manifest.runtime / 1e6).toFixed(0)), "ready");
 }
 
-api.ready = start().catch((error) => say(`The translator could not start: ${error.message}`,
-                                         "error"));
+api.ready = start().catch((error) => say(t.cannotStart(error.message), "error"));

@@ -13,6 +13,9 @@ Held-out sentences (the test split), translated by the page in the browser, must
     piece. Skipped, with a line saying so, when the build has no _static/live/tokenizer.js.
 
 And opened from file://, the page says in one line to run `make serve`.
+
+(c) The Chinese edition's copy of the page: it speaks Chinese (its status line and the
+    heat map's caption) and translates a typed sentence as Python does.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import time
 from pathlib import Path
 
 PAGE = "chapters/live_translator.html"
+ZH_PAGE = "zh/" + PAGE  # the Chinese edition's copy: the same model, its words in Chinese
 N_SENTENCES = 32
 BEAM = 4
 EXTRA, SHORT = 4, 4  # sentences also checked with beam sizes 1 and 8, and max_len SHORT
@@ -140,6 +144,39 @@ def check_typed(page, refs) -> list[str]:
     return problems
 
 
+def has_chinese(text: str) -> bool:
+    return any("\u4e00" <= c <= "\u9fff" for c in text or "")
+
+
+def check_chinese_page(context, origin: str, refs) -> list[str]:
+    """(c) The Chinese page: its words are Chinese; a typed sentence, greedy, as Python."""
+    from check_browser import open_page
+
+    log: list[str] = []
+    page = open_page(context, origin, ZH_PAGE, log)
+    page.goto(f"{origin}/{ZH_PAGE}", wait_until="load")
+    page.evaluate("window.liveTranslator.ready")
+    problems = []
+    status = page.locator("#lt-status").text_content()
+    if not has_chinese(status):
+        problems.append(f"{ZH_PAGE}: live: the status line is not Chinese: {status!r}")
+    ref = refs[0]
+    page.locator("#lt-text").fill(ref["text"])
+    page.locator("#lt-greedy").check()
+    page.locator("#lt-go").click()
+    page.wait_for_function("window.liveTranslator.runs >= 1 || document.getElementById"
+                           "('lt-app').dataset.state === 'error'", timeout=30000)
+    last = page.evaluate("window.liveTranslator.last") or {}
+    problems += [p.replace(PAGE, ZH_PAGE, 1) for p in
+                 differs("sentence 0, greedy, typed", "tokens", last.get("tokens"), ref["greedy"])]
+    caption = page.evaluate("document.querySelector('#lt-cross svg')?.getAttribute('aria-label')"
+                            " || document.querySelector('#lt-cross')?.textContent")
+    if not has_chinese(caption):
+        problems.append(f"{ZH_PAGE}: live: the heat map's caption is not Chinese: {caption!r}")
+    page.close()
+    return problems + log
+
+
 def check_file_url(context, html_dir: Path) -> list[str]:
     """Opened as a file: one line saying to run `make serve` (nothing fetched off file://)."""
     page = context.new_page()
@@ -189,7 +226,12 @@ def check(context, origin: str, html_dir: Path) -> list[str]:
                         f"{page.locator('#lt-status').text_content()!r})")
     page.close()
     problems += log + check_file_url(context, html_dir)
+    if (html_dir / ZH_PAGE).is_file():
+        try:
+            problems += check_chinese_page(context, origin, refs)
+        except Error as error:
+            problems.append(f"{ZH_PAGE}: live: {str(error).splitlines()[0][:200]}")
     print(f"live translator: {len(refs)} held-out sentences, greedy and beam {BEAM}, ids in "
-          f"and {typed}: {len(problems)} problem(s) in {time.perf_counter() - start:.0f} s "
+          f"and {typed}, and the Chinese page: {len(problems)} problem(s) in {time.perf_counter() - start:.0f} s "
           f"(Python's own translations {python_s:.0f} s of it)", flush=True)
     return problems

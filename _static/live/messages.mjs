@@ -1,0 +1,60 @@
+// What page.mjs says, in the language of the edition it is on: English, or Chinese on the
+// Chinese edition's copy of the page (zh/, <html lang="zh-CN">). The page's static words
+// (labels, buttons) are translated with the rest of the page, in its .po catalogue.
+
+const EN = {
+  loading: (got, total) => `Loading the model: ${got} of ${total} MB …`,
+  crossCaption: (layer, head) => `Cross-attention, decoder layer ${layer}, head ${head}: ` +
+    "rows are the English pieces being written, columns the French pieces read",
+  selfCaption: (layer, head) => `Encoder self-attention, layer ${layer}, head ${head}: ` +
+    "each French piece (row) reading the others (columns)",
+  layer: "layer",
+  head: "head",
+  step: (i, id) => `step ${i}: token ${id}`,
+  reads: (n) => `The model reads ${n} pieces: `,
+  beam: (k) => `beam search of size ${k}`,
+  greedy: "greedy decoding",
+  translated: (how, seconds) => `Translated by ${how} in ${seconds} s, in this browser.`,
+  empty: "Type a French sentence first.",
+  tooLong: (n, max) => `That is ${n} pieces; the model reads at most ${max}. ` +
+    "Try a shorter sentence.",
+  failed: (message) => `The translator failed: ${message}`,
+  noModel: "This build of the book has no model files for the translator " +
+    "(`make book` exports them; its messages say why it could not).",
+  noRuntime: "This build of the book lacks the translator's scripts (onnxruntime-web, " +
+    "installed by `npm ci` during `make book`; its messages say why it could not).",
+  noTokenizer: "This build lacks the page's tokenizer (_static/live/tokenizer.js), so it " +
+    "cannot read text.",
+  ready: (mb) => `Ready. The first translation loads the model and onnxruntime (${mb} MB).`,
+  cannotStart: (message) => `The translator could not start: ${message}`,
+};
+
+const ZH = {
+  loading: (got, total) => `正在加载模型：${got} / ${total} MB …`,
+  crossCaption: (layer, head) => `交叉注意力，解码器第 ${layer} 层，第 ${head} 个头：` +
+    "每行是正在写出的一个英文片段，每列是读入的一个法文片段",
+  selfCaption: (layer, head) => `编码器自注意力，第 ${layer} 层，第 ${head} 个头：` +
+    "每个法文片段（行）读取其他片段（列）",
+  layer: "层",
+  head: "头",
+  step: (i, id) => `第 ${i} 步：词元 ${id}`,
+  reads: (n) => `模型读入 ${n} 个片段：`,
+  beam: (k) => `束宽为 ${k} 的束搜索`,
+  greedy: "贪心解码",
+  translated: (how, seconds) => `用${how}翻译完成，在本浏览器中耗时 ${seconds} 秒。`,
+  empty: "请先输入一个法语句子。",
+  tooLong: (n, max) => `这句话有 ${n} 个片段，而模型最多读入 ${max} 个。请换一个短一些的句子。`,
+  failed: (message) => `翻译出错：${message}`,
+  noModel: "本书的这次构建没有翻译器的模型文件（由 `make book` 导出；它的输出会说明导出失败的原因）。",
+  noRuntime: "本书的这次构建缺少翻译器的脚本（onnxruntime-web，由 `make book` 中的 `npm ci` 安装；" +
+    "它的输出会说明安装失败的原因）。",
+  noTokenizer: "这次构建缺少本页的分词器（_static/live/tokenizer.js），因此无法读入文本。",
+  ready: (mb) => `准备就绪。第一次翻译时会加载模型和 onnxruntime（${mb} MB）。`,
+  cannotStart: (message) => `翻译器无法启动：${message}`,
+};
+
+// The slider labels in fillSelect: "layer 1" in English, "第 1 层" in Chinese.
+EN.numbered = (name, i) => `${name} ${i}`;
+ZH.numbered = (name, i) => `第 ${i} ${name === ZH.head ? "个头" : name}`;
+
+export const messages = (document.documentElement.lang || "en").startsWith("zh") ? ZH : EN;
