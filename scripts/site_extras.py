@@ -23,7 +23,8 @@
    document of its own, which has none of the notebook's glue data, so MyST-NB's glue roles
    found no key there ("No key 'x' found in glue data"). A transform keeps the page being
    read at hand, and the roles look a translated message's keys up in that page, so the
-   Chinese pastes the very numbers the English does.
+   Chinese pastes the very numbers the English does. Display formulas are not messages
+   (``MathIsNotProse``).
 """
 from __future__ import annotations
 
@@ -109,6 +110,17 @@ def _edition_font(app, exception):
 
 
 _PAGE_GLUE = "site_extras_page_glue"
+
+
+class MathIsNotProse(Transform):
+    """A display formula is not a message: Sphinx would hand its translation to the parser
+    as an rST literal block (``::``), which MyST does not read, and the Chinese page showed
+    "::" in its place. Formulas stay as they are in both editions."""
+    default_priority = 10
+
+    def apply(self):
+        for node in self.document.findall(nodes.math_block):
+            node["translatable"] = False
 
 
 class KeepPageGlueAtHand(Transform):
@@ -287,6 +299,7 @@ def setup(app):
         if not getattr(module.retrieve_glue_data, "reads_the_page", False):
             module.retrieve_glue_data = _glue_from_the_page(module.retrieve_glue_data)
     app.add_transform(KeepPageGlueAtHand)
+    app.add_transform(MathIsNotProse)
     app.connect("config-inited", _launch_buttons_need_a_repository, priority=900)
     app.connect("config-inited", _not_on_every_page, priority=700)
     app.add_css_file("cjk.css")

@@ -176,6 +176,9 @@ def all_markup_problems(po_dir: Path = CATALOGUES) -> list[str]:
 # A figure's alt text quotes the figure's own English: its title in curly quotes, its
 # labels after "rows:", "y axis:" ... (illustrated.draw). Those stay English in Chinese.
 FIGURE_WORDS = re.compile(r"“[^”]*”|\b(?:rows|columns|bars|curves|samples|[xy] axis): [^;]*")
+# Not prose either: LaTeX's words (\text{warmup}, \operatorname{Attention}, in a formula
+# that is a message of its own) and the paper's title, which Chinese texts keep in English.
+NOT_PROSE = re.compile(r"\\[a-zA-Z]+\{[^{}]*\}|Attention Is All You Need", re.I)
 
 
 def load_terminology(path: Path = TERMINOLOGY) -> dict:
@@ -203,7 +206,7 @@ def terminology_problems(po_dir: Path = CATALOGUES, terminology: dict | None = N
             continue
         # Code, maths and roles' data are not prose: a `key` in code is not the term.
         prose = MATH.sub(" ", CODE.sub(" ", ROLE.sub(lambda m: m.group(2), english)))
-        prose = FIGURE_WORDS.sub(" ", prose)
+        prose = NOT_PROSE.sub(" ", FIGURE_WORDS.sub(" ", prose))
         for entry, pattern in terms:
             if not pattern.search(prose):
                 continue

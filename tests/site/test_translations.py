@@ -137,3 +137,13 @@ def test_catalogues_translate_every_message_of_the_current_english(tmp_path):
     problems = translations.catalogue_problems(tmp_path / "pot")
     assert not problems, listed(problems) + (
         "\n(run `make translations`, translate the messages it reports, remove 'fuzzy')")
+
+
+def test_latex_words_and_the_papers_title_are_not_terms(tmp_path):
+    write_catalogue(tmp_path / "a.po", {
+        "\\text{lrate} = \\min(\\text{step}^{-0.5}, \\text{warmup}^{-1.5})":
+            "\\text{lrate} = \\min(\\text{step}^{-0.5}, \\text{warmup}^{-1.5})",
+        "The slides on \"Attention Is All You Need\".": "介绍《Attention Is All You Need》的幻灯片。"})
+    terms = {"terms": [{"term": "warm-up", "zh": "预热", "english": "warm-?up"},
+                       {"term": "attention", "zh": "注意力"}]}
+    assert translations.terminology_problems(tmp_path, terms) == []
