@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -57,6 +58,9 @@ def extract(pot_dir: Path = POT, work: Path = BUILD / "gettext-work") -> list[Pa
     Runs Sphinx's gettext builder (about 15 s) from the committed notebook outputs, with
     locations on so that docstring messages can be recognised, then writes the .pot files
     without locations (they name this machine's paths, and move with every edit)."""
+    # From scratch: Sphinx would reuse the doctrees of the last run, read before any
+    # change to our extensions (scripts/site_extras.py decides what is a message).
+    shutil.rmtree(work, ignore_errors=True)
     # MyST-NB shows the gettext builder only text outputs; the figures' alt text is a
     # message too, so let it pick the images.
     config = config_copy(work, {"gettext_location": True,
@@ -91,14 +95,23 @@ CODE = re.compile(r"``.+?``|`[^`]+`", re.S)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
+# A glued word (not a number: "faster", "3 times the rate") has a Chinese twin glued
+# under the same key plus this suffix; the translation pastes the twin.
+TWIN = "_zh"
+
+
 def markup(text: str) -> Counter:
     """The parts of a message that its translation must keep: each role with its data (or,
-    for a cross-reference, its target), each maths span, inline code and link target."""
+    for a cross-reference, its target), each maths span, inline code and link target. A
+    glued key's Chinese twin (``key_zh``) counts as the key."""
     found = Counter()
     for role, content in ROLE.findall(text):
         if role in TEXT_ROLES:
             target = re.search(r"<([^<>]+)>\s*$", content)
             content = target.group(1) if target else content
+        elif role.startswith("glue"):
+            key, colon, spec = content.strip().partition(":")
+            content = key.removesuffix(TWIN) + colon + spec
         found[f"{{{role}}}`{content.strip()}`"] += 1
     rest = ROLE.sub(" ", text)
     for pattern in (MATH, CODE):

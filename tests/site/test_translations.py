@@ -147,3 +147,10 @@ def test_latex_words_and_the_papers_title_are_not_terms(tmp_path):
     terms = {"terms": [{"term": "warm-up", "zh": "预热", "english": "warm-?up"},
                        {"term": "attention", "zh": "注意力"}]}
     assert translations.terminology_problems(tmp_path, terms) == []
+
+
+def test_a_glued_words_chinese_twin_counts_as_the_word():
+    english = "That made self-attention {glue:text}`verdict_2048` than the recurrence."
+    assert translations.markup_problems(english, "自注意力因此{glue:text}`verdict_2048_zh`。") == []
+    assert translations.markup_problems(english, "自注意力因此{glue:text}`other_zh`。") == [
+        "lost {glue:text}`verdict_2048`", "added {glue:text}`other`"]
