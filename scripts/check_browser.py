@@ -22,7 +22,9 @@ tofu         a CJK character drawn as the "missing glyph" box: rendered on a can
 
 Chromium runs as on a reader's machine without CJK fonts: a fontconfig file that rejects
 every font covering Chinese or Japanese (NO_CJK_FONTS), so the site's web font must draw
-every CJK character. A screenshot of every page goes to _build/screenshots/. Without
+every CJK character. A screenshot of every page goes to _build/screenshots/ (the whole
+page; the first screen only for the Chinese edition's pages, under zh/). Both editions are
+checked: the Chinese one is the site's zh/ folder. Without
 chromium (or playwright) the check says it was skipped and exits 0, unless ``CI`` is set:
 then it fails.
 """
@@ -44,6 +46,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
+ZH = "zh/"  # the Chinese edition's pages (scripts/build_book.py ZH)
 # The system's fonts less those for Chinese or Japanese (FONTCONFIG_FILE of the browser).
 NO_CJK_FONTS = """<?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
@@ -209,17 +212,27 @@ def inspect(page) -> dict:
         return page.evaluate(INSPECT_JS)
 
 
+# Each closed solution's box: whether any of its code or output is visible now.
+SOLUTIONS_SHOWN_JS = """() => [...document.querySelectorAll('.solution.dropdown, details.solution')]
+  .map(box => [...box.querySelectorAll('.cell_input, .cell_output, pre')])
+  .filter(inner => inner.length)
+  .map(inner => inner.some(el => { const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden'; }))"""
+
+
 def check_solutions(page, name: str) -> list[str]:
     """Closed solutions (sphinx-exercise's dropdown, folded by sphinx-togglebutton) hide
-    their code and output until their title is clicked, then show them."""
-    problems, checked = [], 0
-    for i, box in enumerate(page.query_selector_all(".solution.dropdown, details.solution")):
-        inner = box.query_selector_all(".cell_input, .cell_output, pre")
-        if not inner:
-            continue
-        checked += 1
-        if any(el.is_visible() for el in inner):
-            problems.append(f"{name}: solution: solution {i + 1} shows code before it is opened")
+    their code and output until their title is clicked, then show them. All are checked
+    closed, all clicked, then all waited for at once (no fixed pause per solution)."""
+    before = page.evaluate(SOLUTIONS_SHOWN_JS)
+    if not before:
+        return []
+    problems = [f"{name}: solution: solution {i + 1} shows code before it is opened"
+                for i, shown in enumerate(before) if shown]
+    boxes = [box for box in page.query_selector_all(".solution.dropdown, details.solution")
+             if box.query_selector(".cell_input, .cell_output, pre")]
+    for i, box in enumerate(boxes):
+        if before[i]:
             continue
         # Click where a reader does: on the words of the title ("Solution to Exercise 4.1",
         # a link inside it), not on the small chevron button at its end.
@@ -234,9 +247,15 @@ def check_solutions(page, name: str) -> list[str]:
                                   "y": spot["y"] - frame["y"] + spot["height"] / 2})
         else:
             title.click()
-        page.wait_for_timeout(300)  # the toggle's transition
-        if not any(el.is_visible() for el in inner):
-            problems.append(f"{name}: solution: solution {i + 1} shows no code once opened")
+    closed = [i for i, shown in enumerate(before) if not shown]
+    try:  # the toggles' transitions: until every clicked solution shows its code
+        page.wait_for_function(f"() => {{ const s = ({SOLUTIONS_SHOWN_JS})(); "
+                               f"return {closed}.every(i => s[i]); }}", timeout=3000)
+    except Exception:  # noqa: BLE001 - a timeout: name the ones still closed, below
+        pass
+    after = page.evaluate(SOLUTIONS_SHOWN_JS)
+    problems += [f"{name}: solution: solution {i + 1} shows no code once opened"
+                 for i in closed if not after[i]]
     return problems
 
 
@@ -297,7 +316,9 @@ def check_site(html_dir: Path, shots: Path) -> list[str]:
                 ids_by_page[name], links_by_page[name] = set(found["ids"]), found["links"]
                 target = shots / name.replace(".html", ".png")
                 target.parent.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(target), full_page=True)
+                # The whole page for the English edition; the first screen for the Chinese
+                # one, whose pages are the same (full screenshots of both took a minute).
+                page.screenshot(path=str(target), full_page=not name.startswith(ZH))
                 problems += page_problems(name, found) + check_solutions(page, name)
                 problems += page_log
                 page.close()

@@ -24,7 +24,8 @@
    found no key there ("No key 'x' found in glue data"). A transform keeps the page being
    read at hand, and the roles look a translated message's keys up in that page, so the
    Chinese pastes the very numbers the English does. Display formulas are not messages
-   (``MathIsNotProse``).
+   (``MathIsNotProse``), and the sidebar's part captions are translated too
+   (``TranslateTocCaptions``).
 """
 from __future__ import annotations
 
@@ -40,6 +41,9 @@ from myst_nb.core.variables import VariableOutput
 from myst_nb.ext.glue import directives as glue_directives
 from myst_nb.ext.glue import roles as glue_roles
 from sphinx import addnodes
+from sphinx.locale import init as init_locale
+from sphinx.transforms import SphinxTransform
+from sphinx.util.i18n import docname_to_domain
 
 WEB_FONT = "fonts/wqy-microhei-web.woff2"
 ZH_WEB_FONT = "fonts/wqy-microhei-web-zh.woff2"  # scripts/subset_font.py writes both
@@ -121,6 +125,27 @@ class MathIsNotProse(Transform):
     def apply(self):
         for node in self.document.findall(nodes.math_block):
             node["translatable"] = False
+
+
+class TranslateTocCaptions(SphinxTransform):
+    """The sidebar's part captions ("The big picture", "Attention" ...) come from _toc.yml:
+    sphinx-external-toc inserts its toctrees (priority 100) after Sphinx has translated the
+    page (priority 20), so they stayed English in the Chinese edition. Translate them from
+    the page's catalogue, as Sphinx's Locale transform would have."""
+    default_priority = 101
+
+    def apply(self):
+        toctrees = [t for t in self.document.findall(addnodes.toctree) if t.get("caption")]
+        if not toctrees or not self.config.language or self.config.language == "en":
+            return
+        domain = docname_to_domain(self.env.docname, self.config.gettext_compact)
+        dirs = [str(Path(self.env.srcdir, d)) for d in self.config.locale_dirs]
+        catalog, found = init_locale(dirs, self.config.language, domain)
+        if not found:
+            return
+        for toctree in toctrees:
+            caption = catalog.gettext(toctree["caption"])
+            toctree["caption"] = toctree["rawcaption"] = caption
 
 
 class KeepPageGlueAtHand(Transform):
@@ -300,6 +325,7 @@ def setup(app):
             module.retrieve_glue_data = _glue_from_the_page(module.retrieve_glue_data)
     app.add_transform(KeepPageGlueAtHand)
     app.add_transform(MathIsNotProse)
+    app.add_transform(TranslateTocCaptions)
     app.connect("config-inited", _launch_buttons_need_a_repository, priority=900)
     app.connect("config-inited", _not_on_every_page, priority=700)
     app.add_css_file("cjk.css")

@@ -1,6 +1,7 @@
 // What page.mjs says, in the language of the edition it is on: English, or Chinese on the
 // Chinese edition's copy of the page (zh/, <html lang="zh-CN">). The page's static words
-// (labels, buttons) are translated with the rest of the page, in its .po catalogue.
+// (labels, buttons: the elements with data-msg, and data-msg-aria for an aria-label) are
+// English in its HTML; `labels` puts them in the edition's language.
 
 const EN = {
   loading: (got, total) => `Loading the model: ${got} of ${total} MB …`,
@@ -27,6 +28,7 @@ const EN = {
     "cannot read text.",
   ready: (mb) => `Ready. The first translation loads the model and onnxruntime (${mb} MB).`,
   cannotStart: (message) => `The translator could not start: ${message}`,
+  labels: {}, // the page's HTML says it in English already
 };
 
 const ZH = {
@@ -51,6 +53,19 @@ const ZH = {
   noTokenizer: "这次构建缺少本页的分词器（_static/live/tokenizer.js），因此无法读入文本。",
   ready: (mb) => `准备就绪。第一次翻译时会加载模型和 onnxruntime（${mb} MB）。`,
   cannotStart: (message) => `翻译器无法启动：${message}`,
+  labels: {
+    french: "法语",
+    greedyLabel: "贪心解码",
+    beamLabel: "束搜索，束宽",
+    beamSize: "束宽",
+    translateButton: "翻译",
+    pieces: "译文，逐个片段",
+    crossTitle: "交叉注意力",
+    decoderLayer: "解码器层",
+    headMenu: "头",
+    selfTitle: "编码器自注意力",
+    encoderLayer: "编码器层",
+  },
 };
 
 // The slider labels in fillSelect: "layer 1" in English, "第 1 层" in Chinese.

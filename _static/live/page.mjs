@@ -118,7 +118,18 @@ async function onSubmit(event) {
   }
 }
 
+// The page's static words in the edition's language (messages.mjs, `labels`).
+function translateLabels() {
+  for (const el of root.querySelectorAll("[data-msg]")) {
+    if (t.labels[el.dataset.msg]) el.textContent = t.labels[el.dataset.msg];
+  }
+  for (const el of root.querySelectorAll("[data-msg-aria]")) {
+    if (t.labels[el.dataset.msgAria]) el.setAttribute("aria-label", t.labels[el.dataset.msgAria]);
+  }
+}
+
 async function start() {
+  translateLabels();
   if (location.protocol === "file:") return; // the page's inline script has said why
   const response = await fetch(new URL("manifest.json", import.meta.url));
   if (!response.ok) {

@@ -160,6 +160,9 @@ def check_chinese_page(context, origin: str, refs) -> list[str]:
     status = page.locator("#lt-status").text_content()
     if not has_chinese(status):
         problems.append(f"{ZH_PAGE}: live: the status line is not Chinese: {status!r}")
+    button = page.locator("#lt-go").text_content()
+    if not has_chinese(button):
+        problems.append(f"{ZH_PAGE}: live: the button is not Chinese: {button!r}")
     ref = refs[0]
     page.locator("#lt-text").fill(ref["text"])
     page.locator("#lt-greedy").check()
