@@ -211,7 +211,8 @@ def terminology_problems(po_dir: Path = CATALOGUES, terminology: dict | None = N
     word for it, and Chinese that uses a rendering the edition never uses. The glossary's
     catalogue is not checked: it lists the sources' variants on purpose."""
     terminology = terminology or load_terminology()
-    terms = [(entry, term_pattern(entry)) for entry in terminology["terms"]]
+    entries = terminology["terms"] + (terminology.get("house") or [])
+    terms = [(entry, term_pattern(entry)) for entry in entries]
     exceptions = terminology.get("exceptions") or []
     problems = []
     for name, english, chinese in translated_messages(po_dir):

@@ -154,3 +154,15 @@ def test_a_glued_words_chinese_twin_counts_as_the_word():
     assert translations.markup_problems(english, "自注意力因此{glue:text}`verdict_2048_zh`。") == []
     assert translations.markup_problems(english, "自注意力因此{glue:text}`other_zh`。") == [
         "lost {glue:text}`verdict_2048`", "added {glue:text}`other`"]
+
+
+def test_house_words_are_held_to_the_same_rule(tmp_path):
+    write_catalogue(tmp_path / "a.po", {"The idea": "思路", "the idea is old": "这个想法很老",
+                                        "The package's loss.": "配套包的损失。"})
+    terms = {"terms": [], "house": [
+        {"term": "The idea", "zh": "基本思想", "english": "(?-i:^The idea$)"},
+        {"term": "the package", "zh": "软件包", "english": "the (companion )?package"}]}
+    problems = translations.terminology_problems(tmp_path, terms)
+    assert [p.split(":")[2].strip() for p in problems] == ['"The idea" is 基本思想, which the '
+                                                           'Chinese lacks', '"the package" is '
+                                                           '软件包, which the Chinese lacks']
