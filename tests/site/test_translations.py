@@ -154,3 +154,8 @@ def test_a_glued_words_chinese_twin_counts_as_the_word():
     assert translations.markup_problems(english, "自注意力因此{glue:text}`verdict_2048_zh`。") == []
     assert translations.markup_problems(english, "自注意力因此{glue:text}`other_zh`。") == [
         "lost {glue:text}`verdict_2048`", "added {glue:text}`other`"]
+
+
+def test_an_images_file_is_not_a_message_but_its_alt_text_is():
+    assert translations.is_image_uri(".. image:: /_build/gettext-work/_build/jupyter_execute/ab.png")
+    assert not translations.is_image_uri("Heat map of 0 to 15 in four bits: 16 rows, one per number")
