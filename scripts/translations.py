@@ -52,6 +52,14 @@ def from_docstrings_only(message) -> bool:
     return bool(files) and not any(f.endswith((".md", ".ipynb")) for f in files)
 
 
+def is_image_uri(message_id: str) -> bool:
+    """True for the message of an image's file (``.. image:: <path>.png``, from the
+    ``image`` gettext target), not its alt text: the path names the extraction's work folder
+    and the figure's hash, so it changes with every re-execution and never matches the page
+    being built; there is nothing in it to translate."""
+    return message_id.startswith(".. image:: ")
+
+
 def extract(pot_dir: Path = POT, work: Path = BUILD / "gettext-work") -> list[Path]:
     """Write one .pot per page into ``pot_dir`` from the current English; their paths.
 
@@ -75,7 +83,7 @@ def extract(pot_dir: Path = POT, work: Path = BUILD / "gettext-work") -> list[Pa
         with source.open("rb") as f:
             catalog = read_po(f)
         for message in list(catalog):
-            if message.id and from_docstrings_only(message):
+            if message.id and (from_docstrings_only(message) or is_image_uri(message.id)):
                 catalog.delete(message.id, message.context)
         target = pot_dir / relative
         target.parent.mkdir(parents=True, exist_ok=True)

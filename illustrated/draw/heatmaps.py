@@ -124,9 +124,11 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
             ax.set_ylabel("")
     if title:
         fig.suptitle(title, color=INK, fontsize=12)
-    return _finish(fig, alt=_alt(
-        f"{H} heat maps of attention weights side by side, one per head (head 1 to head "
-        f"{H}), each {L} queries × {S} keys on a 0 to 1 scale", title, _axes_alt(queries, keys)))
+    maps = ("1 heat map of attention weights for one head," if H == 1 else
+            f"{H} heat maps of attention weights side by side, one per head (head 1 to head {H}),"
+            " each")
+    return _finish(fig, alt=_alt(f"{maps} {L} queries × {S} keys on a 0 to 1 scale",
+                                 title, _axes_alt(queries, keys)))
 
 
 def _axes_alt(queries, keys) -> str:

@@ -29,6 +29,13 @@ def test_heatmap_alt_names_shape_title_and_labels():
 def test_heads_alt_counts_heads():
     alt = draw.attention_heads(softmax_weights(3, 2, 5)).alt_text
     assert alt.startswith("3 heat maps") and "2 queries × 5 keys" in alt
+    assert "(head 1 to head 3), each 2 queries × 5 keys" in alt
+
+
+def test_heads_alt_of_a_single_head_is_singular_without_a_range():
+    alt = draw.attention_heads(softmax_weights(1, 2, 5)).alt_text
+    assert alt.startswith("1 heat map of attention weights for one head, 2 queries × 5 keys on")
+    assert "heat maps" not in alt and "head 1 to" not in alt
 
 
 def test_tensor_cells_alt_says_vector_or_matrix():

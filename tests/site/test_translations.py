@@ -166,3 +166,8 @@ def test_house_words_are_held_to_the_same_rule(tmp_path):
     assert [p.split(":")[2].strip() for p in problems] == ['"The idea" is 基本思想, which the '
                                                            'Chinese lacks', '"the package" is '
                                                            '软件包, which the Chinese lacks']
+
+
+def test_an_images_file_is_not_a_message_but_its_alt_text_is():
+    assert translations.is_image_uri(".. image:: /_build/gettext-work/_build/jupyter_execute/ab.png")
+    assert not translations.is_image_uri("Heat map of 0 to 15 in four bits: 16 rows, one per number")
