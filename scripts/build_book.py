@@ -54,7 +54,9 @@ CHECK_HTML = CHECK / "html"
 # The Chinese edition (issue 22): the same pages built with language zh_CN from the
 # catalogues in locales/ (scripts/translations.py), into this folder of each site.
 ZH = "zh"
-ZH_CONFIG = {"language": "zh_CN"}
+# MyST-NB's "Show code cell source" has no translation of its own.
+ZH_CONFIG = {"language": "zh_CN", "nb_code_prompt_show": "显示代码单元",
+             "nb_code_prompt_hide": "隐藏代码单元"}
 # The `execute:` keys of _config.yml that execute_chapters() follows; any other key would
 # change how MyST-NB executes, so it must be taught here first.
 KNOWN_EXECUTE_KEYS = {"execute_notebooks", "timeout", "allow_errors", "raise_on_error"}
