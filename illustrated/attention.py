@@ -269,8 +269,8 @@ class MultiHeadAttention(nn.Module):
         if cache is not None and cache.k is not None:
             if cache.k.shape[0] != B:
                 raise ValueError(
-                    f"the cache holds keys for a batch of {cache.k.shape[0]} but the query has "
-                    f"B={B}: start a new KVCache for a new batch (or reorder() this one)"
+                    f"the cache holds keys for a batch of {cache.k.shape[0]} but the query "
+                    f"has B={B}: start a new KVCache for a new batch (or reorder() this one)"
                 )
             S = len(cache) if cache.static else len(cache) + S  # the keys attended to
         if mask is not None:
@@ -285,12 +285,17 @@ class MultiHeadAttention(nn.Module):
             return  # the usual case, in one test
         check_tensor(x, name, ndim=3, floating=True)
         raise ValueError(
-            f"{name} must have last dimension d_model={self.d_model}, got shape {tuple(x.shape)}"
+            f"{name} must have last dimension d_model={self.d_model}, "
+            f"got shape {tuple(x.shape)}"
         )
 
     def _check_like_weights(self, x: torch.Tensor) -> None:
         """Raise unless the input has the dtype and device of the module's weights."""
-        w = self.w_q.weight
+        # self.w_q.weight read from nn.Module's own dicts: through its __getattr__ (twice) it
+        # costs a microsecond, as much as all the other checks of a tiny call together.
+        w = self._modules["w_q"]._parameters.get("weight")
+        if w is None:  # a projection replaced by one without a weight: nothing to compare
+            return
         if x.dtype != w.dtype and not _autocast(x):
             raise TypeError(
                 f"the input has dtype {x.dtype} but the module's weights are {w.dtype}: call "
@@ -349,7 +354,8 @@ class MultiHeadAttention(nn.Module):
         else:
             p = self.dropout.p if self.training else 0.0
             z = lean_attention(q, k, v, mask=mask, dropout_p=p)  # (B, H, L, Dk)
-            self.attention_weights = None
+            if self.attention_weights is not None:  # setting it costs 1 us: only if needed
+                self.attention_weights = None
         # 4) merge heads: concatenate the h outputs side by side
         z = z.transpose(1, 2).reshape(B, L, self.d_model)  # (B, L, D)
         # 5) output projection W^O
