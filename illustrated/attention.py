@@ -248,20 +248,25 @@ class MultiHeadAttention(nn.Module):
             raise TypeError(f"need_weights must be True, False or None, got {need_weights!r}")
         if cache is not None and not isinstance(cache, KVCache):
             raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
-        self_attention = query is key and key is value  # one tensor to check, not three
-        for name, x in (("query", query),) if self_attention else (
-                ("query", query), ("key", key), ("value", value)):
+        # Each tensor once: self-attention passes one tensor three times, encoder-decoder
+        # attention the memory twice.
+        inputs = {"query": query}
+        if key is not query:
+            inputs["key"] = key
+        if value is not key and value is not query:
+            inputs["value"] = value
+        for name, x in inputs.items():
             self._check_input(x, name)
-        if not self_attention:
-            _check_same_dtype_and_device(query=query, key=key, value=value)
+        if len(inputs) > 1:
+            _check_same_dtype_and_device(**inputs)
         self._check_like_weights(query)
-        B, L, S = query.shape[0], query.shape[1], key.shape[1]
-        if not B == key.shape[0] == value.shape[0]:
+        (B, L, _), (B_k, S, _), (B_v, S_v, _) = query.shape, key.shape, value.shape
+        if not B == B_k == B_v:
             raise ValueError(
                 "query, key and value must have the same batch size B, got shapes "
                 f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
             )
-        if S != value.shape[1]:
+        if S != S_v:
             raise ValueError(
                 f"key and value must have the same length S, got {tuple(key.shape)} "
                 f"and {tuple(value.shape)}"
