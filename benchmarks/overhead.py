@@ -43,6 +43,8 @@ def breakdown(ours, theirs, x):
     """Median microseconds of each step of our call, timed alone, and of torch's parts."""
     q = ours._split(ours.w_q(x))  # (B, H, L, Dk)
     z = F.scaled_dot_product_attention(q, q, q)  # (B, H, L, Dk)
+    w = (q @ q.transpose(-2, -1)).softmax(-1)  # (B, H, L, L)
+    q3, w3 = q.reshape(B * H, L, D // H), w.view(B * H, L, L)  # 3-D, as torch's op uses
     lin = [ours.w_q, ours.w_k, ours.w_v, ours.w_o]
     w_in, b_in = theirs.in_proj_weight.detach(), theirs.in_proj_bias.detach()
     w_out, b_out = theirs.out_proj.weight.detach(), theirs.out_proj.bias.detach()
@@ -57,6 +59,10 @@ def breakdown(ours, theirs, x):
         "  split into heads (x3)": lambda: [ours._split(x) for _ in range(3)],
         "  attend, teaching (scaled_dot_product_attention)":
             lambda: scaled_dot_product_attention(q, q, q, check=False),
+        "    its two products, 4-D @ as in the formula": lambda: (
+            q @ q.transpose(-2, -1), w @ q),
+        "    the same two products, bmm on 3-D (B*H, L, .) views": lambda: (
+            torch.bmm(q3, q3.transpose(-2, -1)), torch.bmm(w3, q3)),
         "  attend, lean (F.scaled_dot_product_attention)":
             lambda: F.scaled_dot_product_attention(q, q, q),
         "  merge heads": lambda: z.transpose(1, 2).reshape(B, L, D),
