@@ -7,7 +7,11 @@ microsecond of Python shows. Each sample times 200 calls in a row; the ways alte
 the ratio of the fastest samples (``best_*``), steadier when other work shares the CPU.
 Also times our input checks alone, so the report says what they cost.
 
-    python benchmarks/overhead.py [--profile]   (--profile: where our call's time goes)
+    python benchmarks/overhead.py [--profile] [--breakdown]
+
+``--profile``: cProfile of our call. ``--breakdown``: each step of our call timed alone
+(the same tensors, the same calls as inside ``forward``), beside torch's fused native op
+alone, so the note can say where the microseconds go.
 """
 import cProfile
 import pstats
@@ -16,11 +20,12 @@ import sys
 import time
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from _common import progress, report
 
-from illustrated.attention import MultiHeadAttention, _check_qkv
+from illustrated.attention import MultiHeadAttention, scaled_dot_product_attention
 from illustrated.masks import check_mask
 
 B, L, D, H = 1, 16, 64, 4
@@ -34,6 +39,50 @@ def per_call_us(fn):
     return 1e6 * (time.perf_counter() - t0) / CALLS
 
 
+def breakdown(ours, theirs, x):
+    """Median microseconds of each step of our call, timed alone, and of torch's parts."""
+    q = ours._split(ours.w_q(x))  # (B, H, L, Dk)
+    z = F.scaled_dot_product_attention(q, q, q)  # (B, H, L, Dk)
+    w = (q @ q.transpose(-2, -1)).softmax(-1)  # (B, H, L, L)
+    q3, w3 = q.reshape(B * H, L, D // H), w.view(B * H, L, L)  # 3-D, as torch's op uses
+    lin = [ours.w_q, ours.w_k, ours.w_v, ours.w_o]
+    w_in, b_in = theirs.in_proj_weight.detach(), theirs.in_proj_bias.detach()
+    w_out, b_out = theirs.out_proj.weight.detach(), theirs.out_proj.bias.detach()
+    steps = {
+        "our whole call (teaching path)": lambda: ours(x, x, x),
+        "our whole call (lean path)": lambda: ours(x, x, x, need_weights=False),
+        "  checks at the door": lambda: ours._check_inputs(x, x, x, None, None, None),
+        "  4 projections, nn.Linear modules": lambda: [m(x) for m in lin],
+        "  the same 4 products, F.linear": lambda: [F.linear(x, m.weight, m.bias) for m in lin],
+        "  the same as 1 product on stacked weights + W^O": lambda: (
+            F.linear(x, w_in, b_in), F.linear(x, w_out, b_out)),
+        "  split into heads (x3)": lambda: [ours._split(x) for _ in range(3)],
+        "  attend, teaching (scaled_dot_product_attention)":
+            lambda: scaled_dot_product_attention(q, q, q, check=False),
+        "    its two products, 4-D @ as in the formula": lambda: (
+            q @ q.transpose(-2, -1), w @ q),
+        "    the same two products, bmm on 3-D (B*H, L, .) views": lambda: (
+            torch.bmm(q3, q3.transpose(-2, -1)), torch.bmm(w3, q3)),
+        "  attend, lean (F.scaled_dot_product_attention)":
+            lambda: F.scaled_dot_product_attention(q, q, q),
+        "  merge heads": lambda: z.transpose(1, 2).reshape(B, L, D),
+        "torch's whole call (nn.MultiheadAttention)": lambda: theirs(x, x, x, need_weights=False),
+        "  its fused C++ op alone (_native_multi_head_attention)":
+            lambda: torch._native_multi_head_attention(
+                x, x, x, D, H, w_in, b_in, w_out, b_out, None, False, True, None),
+    }
+    times = {name: [] for name in steps}
+    with torch.no_grad():
+        for fn in steps.values():
+            per_call_us(fn)  # warm-up
+        for _ in range(SAMPLES):
+            for name, fn in steps.items():
+                times[name].append(per_call_us(fn))
+    print("median us per call (min-max of the samples):")
+    for name, t in times.items():
+        print(f"{statistics.median(t):7.2f} ({min(t):6.2f}-{max(t):6.2f})  {name}")
+
+
 def main():
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -42,12 +91,10 @@ def main():
     lean = MultiHeadAttention.from_torch(theirs).eval()
     lean.need_weights = False
     x = torch.randn(B, L, D)
-    q = torch.randn(B, H, L, D // H)
     mask = torch.ones(1, 1, L, L, dtype=torch.bool)
 
-    def checks():  # what one call of ours checks: the module's inputs, then the heads'
-        ours._check_inputs(x, x, x, None)
-        _check_qkv(q, q, q)
+    def checks():  # what one call of ours checks: the module's inputs, once, at its door
+        ours._check_inputs(x, x, x, None, None, None)
 
     ways = {"ours": lambda: ours(x, x, x), "lean": lambda: lean(x, x, x),
             "torch": lambda: theirs(x, x, x, need_weights=False),
@@ -75,6 +122,8 @@ def main():
              f"{us['torch']:.1f} us (ratio {row['ratio']:.2f}x); our checks "
              f"{us['checks']:.1f} us ({100 * row['checks_share']:.0f} % of our call)")
     report("overhead", [row], list(row), note="spread = (max - min) / median of the samples")
+    if "--breakdown" in sys.argv[1:]:
+        breakdown(ours, theirs, x)
     if "--profile" in sys.argv[1:]:
         with torch.no_grad():
             prof = cProfile.Profile()

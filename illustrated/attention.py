@@ -87,7 +87,21 @@ def _check_qkv(query, key, value) -> None:
         )
 
 
-def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+def _check_attention(query, key, value, mask, dropout) -> None:
+    """The checks of :func:`scaled_dot_product_attention`, which its callers that have
+    checked their inputs already (:class:`MultiHeadAttention`) skip with ``check=False``."""
+    _check_qkv(query, key, value)
+    if dropout is not None and not callable(dropout):
+        raise TypeError(
+            f"dropout must be a module such as nn.Dropout(p) or None, got "
+            f"{type(dropout).__name__} ({dropout!r})"
+        )
+    if mask is not None:
+        batch = broadcast_shape(query.shape[:-2], key.shape[:-2])  # the batch axes of Q K^T
+        check_mask(mask, (*batch, query.shape[-2], key.shape[-2]))  # against (..., L, S)
+
+
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None, *, check=True):
     """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V.
 
     Args:
@@ -96,24 +110,20 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
         value: ``(..., S, Dv)``.
         mask: optional bool tensor broadcasting to ``(..., L, S)``; ``True`` = may attend.
         dropout: optional module (e.g. ``nn.Dropout``) applied to the weights.
+        check: ``False`` skips the input checks, for a caller that has made them already.
 
     Returns:
         ``(output, weights)``: output ``(..., L, Dv)``, weights ``(..., L, S)`` whose rows
         sum to 1 (or are all 0 where every key is blocked). With ``dropout`` in training
         mode the weights returned are the dropped-out ones actually used, as in PyTorch.
     """
-    _check_qkv(query, key, value)
-    if dropout is not None and not callable(dropout):
-        raise TypeError(
-            f"dropout must be a module such as nn.Dropout(p) or None, got "
-            f"{type(dropout).__name__} ({dropout!r})"
-        )
+    if check:
+        _check_attention(query, key, value, mask, dropout)
     d_k = query.shape[-1]
     # Dividing Q by sqrt(d_k) before the product equals dividing the scores after it, and
     # touches L x Dk numbers instead of L x S: at long lengths a pass fewer over the scores.
     scores = (query / math.sqrt(d_k)) @ key.transpose(-2, -1)  # (..., L, S)
     if mask is not None:
-        check_mask(mask, scores.shape)
         # The most negative finite number, not -inf: a fully blocked row then gives a
         # uniform softmax (no NaN), which the line after the softmax sets to 0.
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
@@ -230,39 +240,67 @@ class MultiHeadAttention(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.attention_weights = None
 
-    def _check_inputs(self, query, key, value, mask, past: int = 0):
-        self_attention = query is key and key is value  # one tensor to check, not three
-        named = (("query", query),) if self_attention else (
-            ("query", query), ("key", key), ("value", value))
-        for name, x in named:
-            check_tensor(x, name, ndim=3, floating=True)
-            if x.shape[-1] != self.d_model:
-                raise ValueError(
-                    f"{name} must have last dimension d_model={self.d_model}, "
-                    f"got shape {tuple(x.shape)}"
-                )
-        if not self_attention:
-            _check_same_dtype_and_device(query=query, key=key, value=value)
+    def _check_inputs(self, query, key, value, mask, cache, need_weights) -> None:
+        """Every check of one call, made once here at the module's door: the steps of
+        :meth:`forward` then run unchecked (``check=False``). Integer and dtype comparisons
+        only, so a tiny call does not pay for its checks more than for its arithmetic."""
+        if not (need_weights is None or isinstance(need_weights, bool)):
+            raise TypeError(f"need_weights must be True, False or None, got {need_weights!r}")
+        if cache is not None and not isinstance(cache, KVCache):
+            raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
+        # Each tensor once: self-attention passes one tensor three times, encoder-decoder
+        # attention the memory twice.
+        inputs = {"query": query}
+        if key is not query:
+            inputs["key"] = key
+        if value is not key and value is not query:
+            inputs["value"] = value
+        for name, x in inputs.items():
+            self._check_input(x, name)
+        if len(inputs) > 1:
+            _check_same_dtype_and_device(**inputs)
         self._check_like_weights(query)
-        if not query.shape[0] == key.shape[0] == value.shape[0]:
+        (B, L, _), (B_k, S, _), (B_v, S_v, _) = query.shape, key.shape, value.shape
+        if not B == B_k == B_v:
             raise ValueError(
                 "query, key and value must have the same batch size B, got shapes "
                 f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
             )
-        if key.shape[1] != value.shape[1]:
+        if S != S_v:
             raise ValueError(
                 f"key and value must have the same length S, got {tuple(key.shape)} "
                 f"and {tuple(value.shape)}"
             )
+        if cache is not None and cache.k is not None:
+            if cache.k.shape[0] != B:
+                raise ValueError(
+                    f"the cache holds keys for a batch of {cache.k.shape[0]} but the query "
+                    f"has B={B}: start a new KVCache for a new batch (or reorder() this one)"
+                )
+            S = len(cache) if cache.static else len(cache) + S  # the keys attended to
         if mask is not None:
             check_tensor(mask, "mask", ndim=(2, 3, 4))
             # Check the mask as the caller gave it, so an error names their shape.
-            B, L, S = query.shape[0], query.shape[1], past + key.shape[1]
             check_mask(mask, (B, self.h, L, S) if mask.dim() == 4 else (B, L, S))
+
+    def _check_input(self, x, name: str) -> None:
+        """Raise unless ``x`` is a float tensor ``(B, n, d_model)``."""
+        if isinstance(x, torch.Tensor) and x.dim() == 3 and x.is_floating_point() \
+                and x.shape[2] == self.d_model:
+            return  # the usual case, in one test
+        check_tensor(x, name, ndim=3, floating=True)
+        raise ValueError(
+            f"{name} must have last dimension d_model={self.d_model}, "
+            f"got shape {tuple(x.shape)}"
+        )
 
     def _check_like_weights(self, x: torch.Tensor) -> None:
         """Raise unless the input has the dtype and device of the module's weights."""
-        w = self.w_q.weight
+        # self.w_q.weight read from nn.Module's own dicts: through its __getattr__ (twice) it
+        # costs a microsecond, as much as all the other checks of a tiny call together.
+        w = self._modules["w_q"]._parameters.get("weight")
+        if w is None:  # a projection replaced by one without a weight: nothing to compare
+            return
         if x.dtype != w.dtype and not _autocast(x):
             raise TypeError(
                 f"the input has dtype {x.dtype} but the module's weights are {w.dtype}: call "
@@ -291,15 +329,11 @@ class MultiHeadAttention(nn.Module):
 
         Returns: ``(B, L, D)``.
         """
+        self._check_inputs(query, key, value, mask, cache, need_weights)
         if need_weights is None:
             need_weights = self.need_weights
-        elif not isinstance(need_weights, bool):
-            raise TypeError(f"need_weights must be True, False or None, got {need_weights!r}")
-        if cache is not None and not isinstance(cache, KVCache):
-            raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
         reuse = cache is not None and cache.static and cache.k is not None
         past = len(cache) if cache is not None and not cache.static else 0
-        self._check_inputs(query, key, value, mask, past)
         B, L, _ = query.shape
         if mask is not None and mask.dim() < 4:
             mask = mask.unsqueeze(-3)  # (B, 1, L, S): the same mask for every head
@@ -320,12 +354,13 @@ class MultiHeadAttention(nn.Module):
             # Dropout only where it does something (training, p > 0): in eval it is the
             # identity, and a call to skip.
             dropout = self.dropout if self.training and self.dropout.p > 0 else None
-            z, weights = scaled_dot_product_attention(q, k, v, mask=mask, dropout=dropout)
+            z, weights = scaled_dot_product_attention(q, k, v, mask, dropout, check=False)
             self.attention_weights = weights.detach()  # (B, H, L, S)
         else:
             p = self.dropout.p if self.training else 0.0
             z = lean_attention(q, k, v, mask=mask, dropout_p=p)  # (B, H, L, Dk)
-            self.attention_weights = None
+            if self.attention_weights is not None:  # setting it costs 1 us: only if needed
+                self.attention_weights = None
         # 4) merge heads: concatenate the h outputs side by side
         z = z.transpose(1, 2).reshape(B, L, self.d_model)  # (B, L, D)
         # 5) output projection W^O

@@ -679,3 +679,79 @@ def test_teaching_path_skips_dropout_only_where_it_is_the_identity():
     torch.manual_seed(0)
     teach(x, x, x)
     assert (teach.attention_weights == 0).any()
+
+
+# --- the checks, made once at the module's door ------------------------------------------
+
+
+@pytest.mark.parametrize("dropout", [False, True], ids=["plain", "dropout"])
+@pytest.mark.parametrize("name", CASES)
+def test_sdpa_with_check_false_computes_the_same(name, dropout):
+    """check=False skips the checks and nothing else: the same output, weights, gradients."""
+    results = []
+    for check in (True, False):
+        q, k, v, mask = make_case(name)
+        q, k, v = (t.requires_grad_() for t in (q, k, v))
+        torch.manual_seed(0)  # the same dropout draws for both
+        out, weights = scaled_dot_product_attention(
+            q, k, v, mask, nn.Dropout(0.5) if dropout else None, check=check)
+        (out * out.detach()).sum().backward()
+        results.append((out, weights, q.grad, k.grad, v.grad))
+    for unchecked, checked in zip(*results[::-1]):
+        torch.testing.assert_close(unchecked, checked, atol=0, rtol=0)
+
+
+def test_mha_checks_its_inputs_once_and_attends_unchecked(monkeypatch):
+    """MultiHeadAttention validates at its door; the attention inside skips the checks that
+    the function makes when a reader calls it directly."""
+    import illustrated.attention as attention
+    calls = []
+    check = attention._check_attention
+    monkeypatch.setattr(attention, "_check_attention", lambda *a: calls.append(a) or check(*a))
+    teach, _ = lean_pair()
+    x = randn(2, 5, 8, seed=1)
+    teach(x, x, x, padding_mask(TOKENS) & subsequent_mask(5))
+    assert calls == []
+    scaled_dot_product_attention(x, x, x, subsequent_mask(5))
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("static", [False, True], ids=["self", "cross"])
+def test_a_cache_of_another_batch_is_refused_at_the_door(static):
+    from illustrated.attention import KVCache
+    mha, cache = _mha(), KVCache(static=static)
+    x = torch.randn(2, 3, 16, dtype=F64)
+    mha(x, x, x, cache=cache)
+    with pytest.raises(ValueError, match=r"^the cache holds keys for a batch of 2 but the query "
+                                         r"has B=1: start a new KVCache"):
+        mha(x[:1], x[:1], x[:1], cache=cache)
+
+
+def test_a_mask_is_checked_against_the_keys_the_cache_holds():
+    """The keys attended to are the cache's (static) or the cache's and the new ones, so the
+    mask's last axis is checked against those, with the module's message."""
+    from illustrated.attention import KVCache
+    mha = _mha()
+    memory, x = torch.randn(2, 3, 16, dtype=F64), torch.randn(2, 1, 16, dtype=F64)
+    static, growing = KVCache(static=True), KVCache()
+    mha(x, memory, memory, cache=static)
+    mha(x, x, x, cache=growing)
+    blocked_last = torch.tensor([True, True, False]).expand(2, 1, 3)  # (B, 1, S=3)
+    out = mha(x, memory, memory, blocked_last, cache=static)  # the 3 cached keys
+    torch.testing.assert_close(out, mha(x, memory[:, :2], memory[:, :2]))
+    with pytest.raises(ValueError, match=r"\(2, 1, 4\).*scores of shape \(2, 1, 3\)"):
+        mha(x, memory, memory, torch.ones(2, 1, 4, dtype=torch.bool), cache=static)
+    with pytest.raises(ValueError, match=r"\(2, 1, 3\).*scores of shape \(2, 1, 2\)"):
+        mha(x, x, x, torch.ones(2, 1, 3, dtype=torch.bool), cache=growing)  # P + S = 2
+
+
+def test_a_projection_without_a_weight_is_not_compared():
+    """The dtype check reads w_q's weight; a reader's replacement without one runs."""
+    teach, _ = lean_pair()
+    x = randn(2, 5, 8, seed=1)
+    teach.w_q = nn.Identity()
+    q = x.view(2, 5, 2, 4).transpose(1, 2)  # (B, H, L, Dk): x itself is the query
+    k, v = (lin(x).view(2, 5, 2, 4).transpose(1, 2) for lin in (teach.w_k, teach.w_v))
+    z, _ = scaled_dot_product_attention(q, k, v)
+    expected = teach.w_o(z.transpose(1, 2).reshape(2, 5, 8))
+    torch.testing.assert_close(teach(x, x, x), expected, **TOL)
