@@ -127,6 +127,15 @@ def test_terminology_has_an_entry_for_every_glossary_term():
     assert terms and terms == listed_terms, (
         f"glossary only: {sorted(terms - listed_terms)}; "
         f"terminology.yml only: {sorted(listed_terms - terms)}")
+    # Each entry ends with the Chinese edition's word: terminology.yml's.
+    block = body.split("\n", 2)[2].split("\n```")[0]  # after ```{glossary} and :sorted:
+    entries = [e for e in re.split(r"^(?=\S)", block, flags=re.M) if e.strip()]
+    said = {}
+    for entry in entries:
+        edition = re.search(r"^  In this book's Chinese edition: (.*)\.$", entry, re.M)
+        said[entry.split("\n", 1)[0]] = edition.group(1) if edition else None
+    wanted = {e["term"]: e["zh"] for e in translations.load_terminology()["terms"]}
+    assert said == wanted, sorted(set(said.items()) ^ set(wanted.items()))
 
 
 def test_catalogues_translate_every_message_of_the_current_english(tmp_path):
