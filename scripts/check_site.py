@@ -23,6 +23,11 @@ code-width   No line of a code cell's source is longer than CODE_LINE (100) char
              _static/code.css wraps longer lines, and 100, the package's own line
              length, keeps that to one wrap. Split the line, or put a trailing comment
              on the line above.
+edition      Every page links to the same page in the other edition (scripts/site_extras.py,
+             edition_link), and that page exists. A page of the Chinese edition (zh/) says
+             lang="zh-CN", and its title, its exercises' and solutions' titles and the
+             sidebar's part captions are Chinese: each holds a CJK character (the ways the
+             English once came through: a caption, an exercise title, untranslated).
 
 Every offender is printed as `page: rule: detail`, then a summary; the exit code is 1 if
 there is any. Run from the repository's root: the API rule imports `illustrated` from it.
@@ -49,6 +54,8 @@ AUTOMODULE = re.compile(r"^\s*(?:\.\. automodule::|```\{automodule\})\s*(\S+)", 
 EXERCISES = re.compile(r"^(?:[\d.]+\s*)?Exercises$")
 COLUMN = 75  # characters of code in the article's column at a 1280-px window
 CODE_LINE = 100  # the longest source line allowed: at most one wrap (_static/code.css)
+ZH = "zh/"  # the Chinese edition's folder in the site (scripts/build_book.py ZH)
+CJK = re.compile("[\u4e00-\u9fff]")
 
 
 def soup(html: str) -> BeautifulSoup:
@@ -185,6 +192,34 @@ def check_code_width(page: str, doc: BeautifulSoup, limit: int = CODE_LINE,
     return problems
 
 
+GENERATED = {"genindex.html", "py-modindex.html", "search.html"}  # Sphinx's, no article
+
+
+def check_edition(page: str, doc: BeautifulSoup, html_dir: Path) -> list[str]:
+    if page.removeprefix(ZH) in GENERATED:
+        return []
+    problems = []
+    switch = doc.select_one("p.edition-switch a[href]")
+    if switch is None:
+        problems.append(f"{page}: edition: no link to the other edition")
+    else:
+        target = (html_dir / page).parent / switch["href"]
+        if not target.resolve().is_file():
+            problems.append(f"{page}: edition: its link {switch['href']} leads to no page")
+    if not page.startswith(ZH):
+        return problems
+    if doc.html.get("lang") != "zh-CN":
+        problems.append(f"{page}: edition: lang={doc.html.get('lang')!r}, not 'zh-CN'")
+    texts = [("title", h1.get_text(" ", strip=True)) for h1 in doc.select("article h1")[:1]]
+    texts += [("exercise title", t.get_text(" ", strip=True))
+              for t in doc.select(".exercise p.admonition-title, .solution p.admonition-title")]
+    texts += [("sidebar caption", c.get_text(" ", strip=True))
+              for c in doc.select(".bd-sidebar-primary p.caption")]
+    problems += [f"{page}: edition: {what} not translated: {text[:60]!r}"
+                 for what, text in texts if not CJK.search(text)]
+    return problems
+
+
 # ---------------------------------------------------------------- main
 def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
     # The same pages as the browser check: not index.html, which only redirects to the
@@ -198,6 +233,7 @@ def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
         problems += check_glue_quotes(page, doc)
         problems += check_solutions(page, doc)
         problems += check_code_width(page, doc)
+        problems += check_edition(page, doc, html_dir)
         if page == API_PAGE:
             source = api_source
             if source is None:
@@ -223,7 +259,7 @@ def main() -> int:
         print(f"Site checks: {len(problems)} problem(s) in {html_dir} "
               "(rules: see scripts/check_site.py).")
         return 1
-    print(f"Site checks (API page, raw rST, glued quotes, closed solutions, code width): "
+    print(f"Site checks (API page, raw rST, glued quotes, closed solutions, code width, editions): "
           f"{pages} pages (index.html only redirects), 0 problems.")
     return 0
 

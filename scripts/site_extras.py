@@ -25,11 +25,12 @@
    read at hand, and the roles look a translated message's keys up in that page, so the
    Chinese pastes the very numbers the English does. Display formulas are not messages
    (``MathIsNotProse``), and the sidebar's part captions are translated too
-   (``TranslateTocCaptions``).
+   (``TranslateTocCaptions``), and so are the exercises' titles (``ExerciseTitlesAreProse``).
 """
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shutil
 from pathlib import Path
@@ -41,6 +42,7 @@ from myst_nb.core.variables import VariableOutput
 from myst_nb.ext.glue import directives as glue_directives
 from myst_nb.ext.glue import roles as glue_roles
 from sphinx import addnodes
+from sphinx_exercise.nodes import exercise_subtitle, is_exercise_node
 from sphinx.locale import init as init_locale
 from sphinx.transforms import SphinxTransform
 from sphinx.util.i18n import docname_to_domain
@@ -102,6 +104,18 @@ def _edition_switch(app, pagename, templatename, context, doctree):
         context["body"] = edition_link(pagename, is_chinese(app)) + context["body"]
 
 
+def _quiet_jieba(app, config):
+    """The Chinese edition's search index cuts Chinese into words with jieba (Sphinx's
+    zh search), which logs three lines of its own progress on every build: keep them
+    out of the build's output."""
+    if is_chinese(app):
+        try:
+            import jieba
+        except ImportError:  # Sphinx then indexes no Chinese word; requirements.txt pins it
+            return
+        jieba.setLogLevel(logging.WARNING)
+
+
 def _edition_font(app, exception):
     """The Chinese edition's web font under the name cjk.css loads; the English site
     without it."""
@@ -146,6 +160,57 @@ class TranslateTocCaptions(SphinxTransform):
         for toctree in toctrees:
             caption = catalog.gettext(toctree["caption"])
             toctree["caption"] = toctree["rawcaption"] = caption
+
+
+class ExerciseTitlesAreProse(Transform):
+    """An exercise's title ("Exercise 6.1 (Blocking with +inf)": the directive's argument)
+    reached no catalogue: sphinx-exercise builds it without a source, and Sphinx skips such
+    nodes. Give it its place and its markup back (``$maths$``, ```code```), so that it is
+    translated like any other message; the solution's title, built from it later, follows.
+    sphinx-exercise rebuilds these titles after reading, so the gettext builder would no
+    longer find them: the page keeps them (``_EXERCISE_TITLES``) for
+    :func:`_exercise_titles_for_gettext`."""
+    default_priority = 10
+
+    def apply(self):
+        titles = []
+        for node in self.document.findall(exercise_subtitle):
+            if not node.source:
+                node.source, node.line = self.document["source"], node.parent.line or 1
+                node.rawsource = "".join(
+                    f"${child.astext()}$" if isinstance(child, nodes.math)
+                    else f"`{child.astext()}`" if isinstance(child, nodes.literal)
+                    else child.astext() for child in node.children)
+            titles.append((node.rawsource, node.source, node.line))
+        self.document[_EXERCISE_TITLES] = titles
+
+
+_EXERCISE_TITLES = "site_extras_exercise_titles"
+
+
+class SolutionsFollowTranslatedExercises(SphinxTransform):
+    """A solution's title ("Solution to Exercise 6.1 (title)") is built from the copy of
+    the exercise that sphinx-exercise keeps from before the page was translated: refresh
+    that copy once Sphinx has translated the page (its Locale transform, priority 20)."""
+    default_priority = 25
+
+    def apply(self):
+        registry = getattr(self.env, "sphinx_exercise_registry", {})
+        for node in self.document.findall(is_exercise_node):
+            entry = registry.get(node.get("label"))
+            if entry is not None and entry.get("docname") == self.env.docname:
+                entry["node"] = node.deepcopy()
+
+
+def _exercise_titles_for_gettext(app, doctree, docname):
+    """For the gettext builder: the exercises' titles as messages of their page."""
+    if app.builder.name != "gettext":
+        return
+    for text, source, line in doctree.get(_EXERCISE_TITLES, []):
+        paragraph = nodes.paragraph(text, text)
+        paragraph.source, paragraph.line = source, line
+        paragraph.uid = ""  # the gettext builder takes only nodes with one (as for toctrees)
+        doctree += paragraph
 
 
 class KeepPageGlueAtHand(Transform):
@@ -326,6 +391,8 @@ def setup(app):
     app.add_transform(KeepPageGlueAtHand)
     app.add_transform(MathIsNotProse)
     app.add_transform(TranslateTocCaptions)
+    app.add_transform(ExerciseTitlesAreProse)
+    app.add_transform(SolutionsFollowTranslatedExercises)
     app.connect("config-inited", _launch_buttons_need_a_repository, priority=900)
     app.connect("config-inited", _not_on_every_page, priority=700)
     app.add_css_file("cjk.css")
@@ -334,8 +401,10 @@ def setup(app):
     app.connect("html-page-context", _explorer_scripts)
     app.connect("html-page-context", _edition_switch)
     app.connect("build-finished", _edition_font)
+    app.connect("config-inited", _quiet_jieba)
     app.connect("doctree-read", _collect_glossary)
     app.connect("env-purge-doc", _purge_glossary)
     app.connect("env-merge-info", _merge_glossary)
     app.connect("doctree-resolved", _term_tooltips)
+    app.connect("doctree-resolved", _exercise_titles_for_gettext)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -286,3 +286,36 @@ def test_code_width_column_follows_the_theme():
     """COLUMN: the 634-px code box at 1280 px over 8.43 px per character (14-px DejaVu Sans
     Mono, measured in Chromium); CODE_LINE allows one wrap at most."""
     assert check_site.COLUMN == int(634 / 8.4287) and check_site.COLUMN < check_site.CODE_LINE <= 2 * check_site.COLUMN
+
+
+def edition_site(tmp_path, zh_body: str, zh_lang: str = "zh-CN"):
+    (tmp_path / "zh" / "chapters").mkdir(parents=True)
+    (tmp_path / "chapters").mkdir()
+    english = ('<p class="edition-switch"><a href="../zh/chapters/06.html">中文</a></p>'
+               '<article><h1>6. Masks</h1></article>')
+    chinese = ('<p class="edition-switch"><a href="../../chapters/06.html">English</a></p>'
+               + zh_body)
+    (tmp_path / "chapters" / "06.html").write_text(f"<html lang='en'><body>{english}</body></html>")
+    (tmp_path / "zh" / "chapters" / "06.html").write_text(
+        f"<html lang='{zh_lang}'><body>{chinese}</body></html>")
+    return {name: check_site.soup((tmp_path / name).read_text())
+            for name in ("chapters/06.html", "zh/chapters/06.html")}
+
+
+def test_edition_rule_wants_a_working_switch_and_chinese_titles(tmp_path):
+    good = ('<article><h1>6. 掩码</h1></article><div class="exercise">'
+            '<p class="admonition-title">练习 6.1 (写出后续掩码)</p></div>'
+            '<div class="bd-sidebar-primary"><p class="caption">注意力</p></div>')
+    docs = edition_site(tmp_path, good)
+    for name, doc in docs.items():
+        assert check_site.check_edition(name, doc, tmp_path) == []
+    bad = good.replace("写出后续掩码", "Write the subsequent mask").replace("练习", "Exercise")
+    bad = bad.replace('<p class="caption">注意力', '<p class="caption">Attention')
+    docs = edition_site(tmp_path / "b", bad, zh_lang="en")
+    problems = check_site.check_edition("zh/chapters/06.html", docs["zh/chapters/06.html"],
+                                        tmp_path / "b")
+    assert [p.split(": ")[2].split(" not")[0].split("=")[0] for p in problems] == [
+        "lang", "exercise title", "sidebar caption"]
+    (tmp_path / "b" / "chapters" / "06.html").unlink()
+    assert "leads to no page" in check_site.check_edition(
+        "zh/chapters/06.html", docs["zh/chapters/06.html"], tmp_path / "b")[0]
