@@ -244,7 +244,7 @@ def test_check_site_reports_every_rule_with_its_page(tmp_path):
     source = "```{eval-rst}\n.. automodule:: illustrated.masks\n   :members:\n```\n"
     problems = check_site.check_site(tmp_path, api_source=source)
     rules = {p.split(": ")[1] for p in problems}
-    assert rules == {"api", "raw-rst", "glue-quotes", "solutions"}
+    assert rules == {"api", "raw-rst", "glue-quotes", "solutions", "edition"}
     assert f"{API}: api: no rendered signature for illustrated.masks.padding_mask" in problems
 
 
@@ -252,9 +252,12 @@ def test_check_site_passes_a_good_site(tmp_path):
     (tmp_path / "appendix").mkdir()
     (tmp_path / "chapters").mkdir()
     names = check_site.public_names(__import__("illustrated.masks", fromlist=["x"]))
-    (tmp_path / API).write_text(page("".join(sig(f"illustrated.masks.{n}") for n in names)),
-                                encoding="utf-8")
+    # Each page links to "the other edition": here, itself (the link must lead to a page).
+    (tmp_path / API).write_text(page(
+        '<p class="edition-switch"><a href="api.html">中文</a></p>'
+        + "".join(sig(f"illustrated.masks.{n}") for n in names)), encoding="utf-8")
     (tmp_path / CHAPTER).write_text(page(
+        f'<p class="edition-switch"><a href="{Path(CHAPTER).name}">中文</a></p>'
         '<p>About <span class="output text_plain">7</span> times.</p>'
         + EXERCISES + exercise(1) + solution(1, cell("answer = 42")) + "</section>"),
         encoding="utf-8")
