@@ -54,9 +54,24 @@ CHECK_HTML = CHECK / "html"
 # The Chinese edition (issue 22): the same pages built with language zh_CN from the
 # catalogues in locales/ (scripts/translations.py), into this folder of each site.
 ZH = "zh"
-# MyST-NB's "Show code cell source" has no translation of its own.
-ZH_CONFIG = {"language": "zh_CN", "nb_code_prompt_show": "显示代码单元",
-             "nb_code_prompt_hide": "隐藏代码单元"}
+ZH_TITLES = ROOT / "locales" / "zh_CN" / "LC_MESSAGES" / "intro.po"  # the book's title
+
+
+def zh_config() -> dict:
+    """The Chinese edition's settings: its language; MyST-NB's "Show code cell source",
+    which has no translation of its own; and the site's title (the sidebar's and the
+    browser tab's), which Jupyter Book takes from _config.yml, as the landing page's
+    catalogue translates it."""
+    from babel.messages.pofile import read_po
+
+    title = load_config()["title"]
+    with ZH_TITLES.open("rb") as f:
+        message = read_po(f).get(title)
+    return {"language": "zh_CN", "nb_code_prompt_show": "显示代码单元",
+            "nb_code_prompt_hide": "隐藏代码单元",
+            "html_title": message.string if message and message.string else title}
+
+
 # The `execute:` keys of _config.yml that execute_chapters() follows; any other key would
 # change how MyST-NB executes, so it must be taught here first.
 KNOWN_EXECUTE_KEYS = {"execute_notebooks", "timeout", "allow_errors", "raise_on_error"}
@@ -210,7 +225,7 @@ def build() -> int:
     print("Building the Chinese edition ...", flush=True)
     # The same execution cache as the English edition: its outputs, nothing executed again.
     folder = BUILD / ZH
-    config = config_copy(folder, ZH_CONFIG, {"execute_notebooks": "cache", "cache": str(CACHE)})
+    config = config_copy(folder, zh_config(), {"execute_notebooks": "cache", "cache": str(CACHE)})
     rc, problems = jupyter_book("--config", str(config), "--path-output", str(folder))
     if rc != 0 or not (folder / "_build" / "html" / "index.html").is_file():
         print(f"The Chinese edition failed ({problems} warning/error messages above).",
@@ -236,9 +251,9 @@ def check() -> int:
     # busy), and then goes into the site's zh/ folder.
     zh = CHECK / ZH
     chinese: dict = {}
-    zh_config = config_copy(zh, ZH_CONFIG)
+    zh_config_path = config_copy(zh, zh_config())
     thread = threading.Thread(target=lambda: chinese.update(result=jupyter_book(
-        "--config", str(zh_config), "--path-output", str(zh), "-W", "-n", "--keep-going")))
+        "--config", str(zh_config_path), "--path-output", str(zh), "-W", "-n", "--keep-going")))
     thread.start()
     rc, problems = jupyter_book("--config", str(config_copy(CHECK)), "--path-output", str(CHECK),
                                 "-W", "-n", "--keep-going")

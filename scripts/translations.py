@@ -101,6 +101,7 @@ TEXT_ROLES = {"ref", "doc", "numref", "term", "download", "any"}
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
 CODE = re.compile(r"``.+?``|`[^`]+`", re.S)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+BLOCK_START = re.compile(r"\d+[.)] |[-*+] ")  # a list item, when a message is read alone
 
 
 # A glued word (not a number: "faster", "3 times the rate") has a Chinese twin glued
@@ -135,6 +136,12 @@ def markup_problems(english: str, chinese: str) -> list[str]:
     wanted, got = markup(english), markup(chinese)
     problems = [f"lost {part}" for part in sorted(wanted - got)]
     problems += [f"added {part}" for part in sorted(got - wanted)]
+    # Sphinx parses a translation on its own: "1. 黑箱" is a list there, and a heading
+    # translated so was dropped without a warning (the landing page's chapter list).
+    start = BLOCK_START.match(chinese)
+    if start:
+        problems.append(f"starts with {start.group(0)!r}, which MyST reads as a list: "
+                        f"escape it ({start.group(0).rstrip()[:-1]}\\{start.group(0).strip()[-1]} ...)")
     return problems
 
 

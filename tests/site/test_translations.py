@@ -180,3 +180,11 @@ def test_house_words_are_held_to_the_same_rule(tmp_path):
 def test_an_images_file_is_not_a_message_but_its_alt_text_is():
     assert translations.is_image_uri(".. image:: /_build/gettext-work/_build/jupyter_execute/ab.png")
     assert not translations.is_image_uri("Heat map of 0 to 15 in four bits: 16 rows, one per number")
+
+
+def test_a_translation_that_would_parse_as_a_list_is_refused():
+    # Sphinx parses each translation alone: "1. 黑箱" became a list, and the heading it
+    # translated was dropped without a warning.
+    assert translations.markup_problems("1. The black box", "1. 黑箱") == [
+        "starts with '1. ', which MyST reads as a list: escape it (1\\. ...)"]
+    assert translations.markup_problems("1. The black box", "1\\. 黑箱") == []
