@@ -23,7 +23,7 @@ code-width   No line of a code cell's source is longer than CODE_LINE (100) char
              _static/code.css wraps longer lines, and 100, the package's own line
              length, keeps that to one wrap. Split the line, or put a trailing comment
              on the line above.
-edition      Every page links to the same page in the other edition (scripts/site_extras.py,
+edition      Every page links to the same page in the other edition (scripts/editions.py,
              edition_link), and that page exists. A page of the Chinese edition (zh/) says
              lang="zh-CN", and its title, its exercises' and solutions' titles and the
              sidebar's part captions are Chinese: each holds a CJK character (the ways the

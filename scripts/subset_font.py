@@ -29,12 +29,14 @@ MathJax's text in Chinese render on a machine without any CJK font.
 ``tests/site/test_web_font.py`` fails when a page uses a character the committed web
 font lacks: rerun this script.
 
-The Chinese edition uses thousands of characters more; it gets a font of its own,
+The Chinese edition uses a thousand characters more; it gets a font of its own,
 ``_static/fonts/wqy-microhei-web-zh.woff2`` (``edition_characters()``: the site's, every
 translation in ``locales/zh_CN/``, and the Chinese of the words Sphinx, the theme and the
-extensions write on a Chinese page: "搜索", "上一页" ...). scripts/site_extras.py serves it to
-the Chinese pages under the English font's name, so cjk.css is the same for both. The full font never comes from the network: install the
-Debian package, or extract it without installing it system-wide
+extensions write on a Chinese page: "搜索", "上一页" ...). scripts/editions.py serves it to
+the Chinese pages under the English font's name, so cjk.css is the same for both.
+
+The full font never comes from the network: install the Debian package, or extract it
+without installing it system-wide
 (``apt-get download fonts-wqy-microhei && dpkg-deb -x fonts-wqy-microhei_*.deb DIR``,
 then ``--source DIR/usr/share/fonts/truetype/wqy/wqy-microhei.ttc``).
 """

@@ -67,7 +67,7 @@ def extract(pot_dir: Path = POT, work: Path = BUILD / "gettext-work") -> list[Pa
     locations on so that docstring messages can be recognised, then writes the .pot files
     without locations (they name this machine's paths, and move with every edit)."""
     # From scratch: Sphinx would reuse the doctrees of the last run, read before any
-    # change to our extensions (scripts/site_extras.py decides what is a message).
+    # change to our extensions (scripts/editions.py decides what is a message).
     shutil.rmtree(work, ignore_errors=True)
     # MyST-NB shows the gettext builder only text outputs; the figures' alt text is a
     # message too, so let it pick the images.

@@ -134,11 +134,3 @@ def test_the_jupyterlab_vegalite_output_is_skipped_quietly():
     from illustrated.explorers import JUPYTERLAB_MIME
     assert site_extras.VEGALITE_MIME == JUPYTERLAB_MIME
 
-
-def test_each_page_links_to_the_same_page_in_the_other_edition():
-    english = site_extras.edition_link("chapters/02_soft_lookup", chinese=False)
-    assert 'href="../zh/chapters/02_soft_lookup.html"' in english and 'lang="zh-CN"' in english
-    chinese = site_extras.edition_link("chapters/02_soft_lookup", chinese=True)
-    assert 'href="../../chapters/02_soft_lookup.html"' in chinese and 'lang="en"' in chinese
-    assert 'href="zh/intro.html"' in site_extras.edition_link("intro", chinese=False)
-    assert 'href="../intro.html"' in site_extras.edition_link("intro", chinese=True)

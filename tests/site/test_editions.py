@@ -1,0 +1,43 @@
+"""scripts/editions.py: the link between the editions, and the exercise titles as messages.
+
+The rest (glued numbers, sidebar captions, formulas, the font) is proven by the strict build
+of the Chinese edition, the site checks' `edition` rule and tests/site/test_translations.py.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from docutils import nodes
+from docutils.frontend import get_default_settings
+from docutils.parsers.rst import Parser
+from docutils.utils import new_document
+from sphinx_exercise.nodes import exercise_subtitle, exercise_title
+
+ROOT = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("editions", ROOT / "scripts" / "editions.py")
+editions = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(editions)
+
+
+def test_each_page_links_to_the_same_page_in_the_other_edition():
+    english = editions.edition_link("chapters/02_soft_lookup", chinese=False)
+    assert 'href="../zh/chapters/02_soft_lookup.html"' in english and 'lang="zh-CN"' in english
+    chinese = editions.edition_link("chapters/02_soft_lookup", chinese=True)
+    assert 'href="../../chapters/02_soft_lookup.html"' in chinese and 'lang="en"' in chinese
+    assert 'href="zh/intro.html"' in editions.edition_link("intro", chinese=False)
+    assert 'href="../intro.html"' in editions.edition_link("intro", chinese=True)
+
+
+def test_an_exercise_title_becomes_a_message_with_its_markup():
+    doc = new_document("chapters/x.ipynb", get_default_settings(Parser))
+    subtitle = exercise_subtitle("", nodes.Text("Why not divide by "), nodes.math("", "d_k"),
+                                 nodes.Text(" in "), nodes.literal("", "softmax"),
+                                 nodes.Text("?"))
+    title = exercise_title("", nodes.Text("Exercise"), subtitle)
+    doc += nodes.section("", title)
+    editions.ExerciseTitlesAreProse(doc).apply()
+    assert subtitle.rawsource == "Why not divide by $d_k$ in `softmax`?"
+    assert subtitle.source == "chapters/x.ipynb"
+    assert doc[editions._EXERCISE_TITLES] == [(subtitle.rawsource, "chapters/x.ipynb",
+                                               subtitle.line)]
