@@ -25,8 +25,12 @@ CHECK_HTML := _build/check/html
 
 # nbval: every chapter's (and appendix notebook's) committed outputs must come out again (--dist loadscope keeps
 # each notebook in one worker, in order).
-NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q -n $(JOBS) --dist loadscope -p no:randomly \
+NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q --dist loadscope -p no:randomly \
 	--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters appendix
+# The first path runs one notebook at a time, its kernel on torch's default threads (one
+# per core): two workers of two threads each only fought over the 2 cores (measured: the
+# same time, twice the CPU). The portable path has one thread per kernel: JOBS workers.
+NATIVE_JOBS ?= 1
 # A second CPU path for nbval: torch's portable kernels instead of this CPU's vectorised
 # ones (AVX2/AVX-512), and one thread instead of several (another reduction order). The
 # kernels nbval starts inherit these variables.
@@ -67,11 +71,11 @@ unit: $(STAMP)
 
 nbval: $(STAMP)
 	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
-	@$(NBVAL)
+	@$(NBVAL) -n $(NATIVE_JOBS)
 
 nbval-portable: $(STAMP)
 	@echo "== Notebooks under nbval again: torch on $$($(PORTABLE) $(TORCH_PATH)) =="
-	@$(PORTABLE) $(NBVAL)
+	@$(PORTABLE) $(NBVAL) -n $(JOBS)
 
 # The strict build into $(CHECK_HTML) (the reader's _build/html and the execution cache
 # are left alone), then static checks of that site (scripts/check_site.py); both run and
@@ -84,12 +88,13 @@ book-check: $(STAMP)
 
 # Every page of the strict build (book-check) opened in headless Chromium, served on
 # 127.0.0.1, and a few from file:// (scripts/check_browser.py); screenshots in
-# _build/screenshots/. Without /usr/bin/chromium it prints "browser check SKIPPED"; with
-# CI set it fails instead.
+# _build/screenshots/ (each page's first screen; `make browser-check FULL=1` for whole
+# pages). Without /usr/bin/chromium it prints "browser check SKIPPED"; with CI set it fails
+# instead.
 browser-check: $(STAMP)
 	@echo "== Every page in a real browser (headless Chromium, loopback only) =="
 	@test -f $(CHECK_HTML)/index.html || $(PY) scripts/build_book.py --check
-	@$(PY) scripts/check_browser.py $(CHECK_HTML)
+	@$(PY) scripts/check_browser.py $(CHECK_HTML) $(if $(FULL),--full-screenshots)
 
 # Jupyter refuses to run as root without --allow-root (containers run as root); more
 # flags with ARGS, e.g. make lab ARGS="--no-browser --ip 0.0.0.0 --port 8889".

@@ -22,9 +22,9 @@ tofu         a CJK character drawn as the "missing glyph" box: rendered on a can
 
 Chromium runs as on a reader's machine without CJK fonts: a fontconfig file that rejects
 every font covering Chinese or Japanese (NO_CJK_FONTS), so the site's web font must draw
-every CJK character. A screenshot of every page goes to _build/screenshots/ (the whole
-page; the first screen only for the Chinese edition's pages, under zh/). Both editions are
-checked: the Chinese one is the site's zh/ folder. Without
+every CJK character. A screenshot of every page goes to _build/screenshots/: its first
+screen, or the whole page with --full-screenshots. Both editions are checked: the Chinese
+one is the site's zh/ folder. Without
 chromium (or playwright) the check says it was skipped and exits 0, unless ``CI`` is set:
 then it fails.
 """
@@ -46,7 +46,6 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-ZH = "zh/"  # the Chinese edition's pages (scripts/build_book.py ZH)
 # The system's fonts less those for Chinese or Japanese (FONTCONFIG_FILE of the browser).
 NO_CJK_FONTS = """<?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
@@ -293,7 +292,7 @@ def interactive_checks():
             for f in sorted(folder.glob("[!_]*.py"))]
 
 
-def check_site(html_dir: Path, shots: Path) -> list[str]:
+def check_site(html_dir: Path, shots: Path, full: bool = False) -> list[str]:
     from playwright.sync_api import sync_playwright
 
     server, origin = serve(html_dir)
@@ -316,9 +315,8 @@ def check_site(html_dir: Path, shots: Path) -> list[str]:
                 ids_by_page[name], links_by_page[name] = set(found["ids"]), found["links"]
                 target = shots / name.replace(".html", ".png")
                 target.parent.mkdir(parents=True, exist_ok=True)
-                # The whole page for the English edition; the first screen for the Chinese
-                # one, whose pages are the same (full screenshots of both took a minute).
-                page.screenshot(path=str(target), full_page=not name.startswith(ZH))
+                # The first screen; whole pages on request (they took half a minute more).
+                page.screenshot(path=str(target), full_page=full)
                 problems += page_problems(name, found) + check_solutions(page, name)
                 problems += page_log
                 page.close()
@@ -338,6 +336,8 @@ def main() -> int:
     parser.add_argument("html", nargs="?", type=Path, default=ROOT / "_build" / "check" / "html",
                         help="the built site (default: the strict build's, _build/check/html; "
                         "make book's is _build/html)")
+    parser.add_argument("--full-screenshots", action="store_true",
+                        help="screenshots of whole pages, not only their first screen")
     args = parser.parse_args()
     try:
         import playwright  # noqa: F401
@@ -355,7 +355,7 @@ def main() -> int:
               "make book and give _build/html)")
         return 1
     start = time.time()
-    problems = check_site(args.html, SCREENSHOTS)
+    problems = check_site(args.html, SCREENSHOTS, full=args.full_screenshots)
     for problem in problems:
         print(problem)
     pages = len(html_pages(args.html))
