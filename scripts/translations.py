@@ -52,14 +52,6 @@ def from_docstrings_only(message) -> bool:
     return bool(files) and not any(f.endswith((".md", ".ipynb")) for f in files)
 
 
-def is_image_uri(message_id: str) -> bool:
-    """True for the message of an image's file (``.. image:: <path>.png``, from the
-    ``image`` gettext target), not its alt text: the path names the extraction's work folder
-    and the figure's hash, so it changes with every re-execution and never matches the page
-    being built; there is nothing in it to translate."""
-    return message_id.startswith(".. image:: ")
-
-
 def extract(pot_dir: Path = POT, work: Path = BUILD / "gettext-work") -> list[Path]:
     """Write one .pot per page into ``pot_dir`` from the current English; their paths.
 
@@ -83,7 +75,7 @@ def extract(pot_dir: Path = POT, work: Path = BUILD / "gettext-work") -> list[Pa
         with source.open("rb") as f:
             catalog = read_po(f)
         for message in list(catalog):
-            if message.id and (from_docstrings_only(message) or is_image_uri(message.id)):
+            if message.id and from_docstrings_only(message):
                 catalog.delete(message.id, message.context)
         target = pot_dir / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -150,6 +142,11 @@ def read_catalogue(path: Path):
         return read_po(f, locale=LANGUAGE)
 
 
+def _excerpt(text: str, width: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def catalogue_problems(pot_dir: Path = POT, po_dir: Path = CATALOGUES) -> list[str]:
     """Every message of the English (``pot_dir``) that the catalogues in ``po_dir`` do not
     translate, one line each: ``<catalogue>: <untranslated|fuzzy|missing>: "<English>"``;
@@ -164,8 +161,7 @@ def catalogue_problems(pot_dir: Path = POT, po_dir: Path = CATALOGUES) -> list[s
         for message in english:
             if not message.id:
                 continue
-            short = message.id if len(message.id) <= 70 else message.id[:67] + "..."
-            short = short.replace("\n", " ")
+            short = _excerpt(message.id)
             found = chinese.get(message.id, message.context) if chinese else None
             if found is None:
                 problems.append(f"{name}: missing: \"{short}\"")
@@ -187,11 +183,6 @@ def translated_messages(po_dir: Path = CATALOGUES):
         for message in read_catalogue(po):
             if message.id and message.string and not message.fuzzy:
                 yield name, message.id, message.string
-
-
-def _excerpt(text: str, width: int = 70) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def all_markup_problems(po_dir: Path = CATALOGUES) -> list[str]:
