@@ -29,6 +29,7 @@ from torch import nn
 
 from ._checks import broadcast_shape, check_dropout, check_heads, check_same_width, check_tensor
 from .masks import check_mask, subsequent_mask
+from .stacking import stack
 
 
 # The method that casts a tensor or a module to a dtype, for error messages.
@@ -239,6 +240,23 @@ class MultiHeadAttention(nn.Module):
         self.w_o = nn.Linear(d_model, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
         self.attention_weights = None
+        # W^Q, W^K, W^V side by side in one block, for one product where it may (_project).
+        self._stacked = stack((self.w_q, self.w_k, self.w_v))
+
+    def _apply(self, fn, recurse=True):
+        # .to(), .half(), .cuda() ... give the parameters new memory: stack them again.
+        super()._apply(fn, recurse)
+        self._stacked = stack((self.w_q, self.w_k, self.w_v))
+        return self
+
+    def __getstate__(self):
+        state = super().__getstate__()  # a deep copy or a pickle leaves the block out ...
+        state["_stacked"] = None
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self._stacked = stack((self.w_q, self.w_k, self.w_v))  # ... and stacks again
 
     def _check_inputs(self, query, key, value, mask, cache, need_weights) -> None:
         """Every check of one call, made once here at the module's door: the steps of
@@ -317,6 +335,41 @@ class MultiHeadAttention(nn.Module):
         B, n, _ = x.shape
         return x.view(B, n, self.h, self.d_k).transpose(1, 2)  # (B, H, n, Dk)
 
+    def _project(self, query, key, value, skip_kv: bool = False):
+        """Steps 1 and 2 of :meth:`forward`: ``Q = query W^Q``, ``K = key W^K``,
+        ``V = value W^V``, each split into ``h`` heads; ``K`` and ``V`` are ``None`` with
+        ``skip_kv``. Where the three may run as one product on their stacked weights
+        (:mod:`illustrated.stacking`: no gradient recorded, no hook), they do, as PyTorch's
+        ``in_proj_weight``: the same numbers, one call instead of three."""
+        modules = self._modules  # not self.w_q ...: nn.Module's __getattr__ costs 0.6 us a name
+        w_q, w_k, w_v = linears = modules["w_q"], modules["w_k"], modules["w_v"]
+        split, stacked = self._split, self._stacked
+        if stacked is None or not stacked.ready(linears):  # the three layers one by one
+            q = split(w_q(query))  # (B, H, L, Dk)
+            if skip_kv:
+                return q, None, None
+            return q, split(w_k(key)), split(w_v(value))  # (B, H, S, Dk) each
+        # One product for the projections that read the same tensor, on their stacked rows.
+        if query is key and key is value and not skip_kv:  # self-attention: Q, K, V at once
+            qkv = F.linear(query, stacked.weight, stacked.bias)  # (B, L, 3D)
+            return self._split_stacked(qkv, 3)  # 3 x (B, H, L, Dk)
+        W, b = stacked.weights, stacked.biases  # W^Q, W^K, W^V: 3 x (D, D); 3 x (D,) or None
+        q = split(F.linear(query, W[0], b[0]))  # (B, H, L, Dk)
+        if skip_kv:
+            return q, None, None
+        if key is value:  # encoder-decoder attention: K and V at once, from the memory
+            D = self.d_model
+            b_kv = None if stacked.bias is None else stacked.bias[D:]  # (2D,)
+            kv = F.linear(key, stacked.weight[D:], b_kv)  # (B, S, 2D)
+            return (q, *self._split_stacked(kv, 2))  # q, 2 x (B, H, S, Dk)
+        return q, split(F.linear(key, W[1], b[1])), split(F.linear(value, W[2], b[2]))
+
+    def _split_stacked(self, x: torch.Tensor, n: int):
+        """``n`` projections side by side, ``(B, L, n * D)``, split into ``n`` tensors of
+        heads ``(B, H, L, Dk)``, as :meth:`_split` splits each: one view for all ``n``."""
+        B, L, _ = x.shape
+        return x.view(B, L, n, self.h, self.d_k).permute(2, 0, 3, 1, 4).unbind(0)
+
     def forward(self, query, key, value, mask=None, cache: KVCache | None = None,
                 need_weights: bool | None = None):
         """Args: query ``(B, L, D)``; key, value ``(B, S, D)``; mask broadcasting to
@@ -338,12 +391,9 @@ class MultiHeadAttention(nn.Module):
         if mask is not None and mask.dim() < 4:
             mask = mask.unsqueeze(-3)  # (B, 1, L, S): the same mask for every head
         # 1) project, 2) split into heads (keys and values only if not cached already)
-        q = self._split(self.w_q(query))  # (B, H, L, Dk)
+        q, k, v = self._project(query, key, value, skip_kv=reuse)  # (B, H, L or S, Dk) each
         if reuse:
             k, v = cache.k, cache.v  # (B, H, S, Dk)
-        else:
-            k = self._split(self.w_k(key))  # (B, H, S, Dk)
-            v = self._split(self.w_v(value))  # (B, H, S, Dk)
         if cache is not None and not reuse:
             if past:
                 k = torch.cat([cache.k, k], dim=-2)  # (B, H, P + S, Dk)
