@@ -52,6 +52,8 @@ def breakdown(ours, theirs, x):
         "our whole call (teaching path)": lambda: ours(x, x, x),
         "our whole call (lean path)": lambda: ours(x, x, x, need_weights=False),
         "  checks at the door": lambda: ours._check_inputs(x, x, x, None, None, None),
+        "  steps 1-2, _project (one product on the stacked block)":
+            lambda: ours._project(x, x, x),
         "  4 projections, nn.Linear modules": lambda: [m(x) for m in lin],
         "  the same 4 products, F.linear": lambda: [F.linear(x, m.weight, m.bias) for m in lin],
         "  the same as 1 product on stacked weights + W^O": lambda: (
