@@ -10,6 +10,11 @@ For decoding one token at a time, :class:`KVCache` keeps the keys and values a
 (self-attention) or nothing at all (encoder-decoder attention, whose keys and values come
 from the fixed encoder memory). See :mod:`illustrated.decoding`.
 
+Without gradients (a trained model translating), ``MultiHeadAttention`` projects Q, K and
+V with one product on ``W^Q``, ``W^K`` and ``W^V`` stacked, as PyTorch's
+``in_proj_weight``: the three layers' weights are the rows of one block of memory
+(:mod:`illustrated.stacking`).
+
 ``MultiHeadAttention(..., need_weights=False)`` (or ``need_weights=False`` in one call)
 takes a memory-lean path: :func:`lean_attention` hands the same computation to PyTorch's
 fused ``F.scaled_dot_product_attention`` and keeps no weights. The teaching path, which
@@ -368,7 +373,8 @@ class MultiHeadAttention(nn.Module):
         """``n`` projections side by side, ``(B, L, n * D)``, split into ``n`` tensors of
         heads ``(B, H, L, Dk)``, as :meth:`_split` splits each: one view for all ``n``."""
         B, L, _ = x.shape
-        return x.view(B, L, n, self.h, self.d_k).permute(2, 0, 3, 1, 4).unbind(0)
+        heads = x.view(B, L, n, self.h, self.d_k)  # (B, L, n, H, Dk)
+        return heads.permute(2, 0, 3, 1, 4).unbind(0)  # n x (B, H, L, Dk)
 
     def forward(self, query, key, value, mask=None, cache: KVCache | None = None,
                 need_weights: bool | None = None):
