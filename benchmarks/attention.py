@@ -66,7 +66,7 @@ def case(L, d, B):
         return run
 
     cost = B * L * L * d  # the big points take seconds a call: fewer rounds there
-    repeats, warmup = (7, 2) if cost < 2e8 else (5, 1) if cost < 2e9 else (3, 1)
+    repeats, warmup = (15, 2) if cost < 2e8 else (7, 1) if cost < 2e9 else (3, 1)
     f = alternate({"ours": fwd_ours, "lean": fwd_lean, "torch": fwd_theirs,
                    "torch_w": fwd_theirs_w}, repeats, warmup)
     b = alternate({"ours": bwd(ours), "lean": bwd(lean),

@@ -84,7 +84,7 @@ def main():
     rows = []
     for i, L in enumerate(lengths, 1):
         qkvm = inputs(L)
-        repeats = 5 if L <= 2048 else 3
+        repeats = 9 if L <= 2048 else 5
         with torch.no_grad():
             t = alternate({w: (lambda fn=fn: fn(*qkvm)) for w, fn in WAYS.items()},
                           repeats, warmup=1)

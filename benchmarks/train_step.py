@@ -73,7 +73,7 @@ def case(N, d, h, d_ff, B, n):
 
     t = alternate({"ours": step(ours, opt_ours, src, tgt_in, None, ours_mask),
                    "lean": step(lean, opt_lean, src, tgt_in, None, ours_mask),
-                   "torch": step(theirs, opt_theirs, src, tgt_in, torch_mask)}, repeats=5)
+                   "torch": step(theirs, opt_theirs, src, tgt_in, torch_mask)}, repeats=9)
     return {"N": N, "d_model": d, "h": h, "d_ff": d_ff, "B": B, "L": n,
             "ours_ms": 1e3 * t["ours"], "lean_ms": 1e3 * t["lean"], "torch_ms": 1e3 * t["torch"],
             "ratio": t["ours"] / t["torch"], "lean_ratio": t["lean"] / t["torch"]}
