@@ -24,8 +24,9 @@ ARGS   ?=
 CHECK_HTML := _build/check/html
 
 # nbval: every chapter's (and appendix notebook's) committed outputs must come out again (--dist loadscope keeps
-# each notebook in one worker, in order).
-NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q --dist loadscope -p no:randomly \
+# each notebook in one worker, in order). --durations lists the slowest cells, to watch
+# make test's 10 minutes as the book grows.
+NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q --durations=5 --dist loadscope -p no:randomly \
 	--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters appendix
 # The first path runs one notebook at a time, its kernel on torch's default threads (one
 # per core): two workers of two threads each only fought over the 2 cores (measured: the
@@ -67,7 +68,7 @@ test: $(STAMP)
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
 unit: $(STAMP)
 	@echo "== Unit tests (tests/) =="
-	@$(PY) -m pytest -q -rs -n $(JOBS) tests
+	@$(PY) -m pytest -q -rs --durations=5 -n $(JOBS) tests
 
 nbval: $(STAMP)
 	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
