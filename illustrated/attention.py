@@ -254,6 +254,12 @@ class MultiHeadAttention(nn.Module):
         self._stacked = stack((self.w_q, self.w_k, self.w_v))
         return self
 
+    def __setattr__(self, name, value):
+        if name == "attention_weights":  # a plain attribute set on every call: nn.Module's
+            self.__dict__[name] = value  # checks for parameters and buffers cost 2 us here
+        else:
+            super().__setattr__(name, value)
+
     def __getstate__(self):
         state = super().__getstate__()  # a deep copy or a pickle leaves the block out ...
         state["_stacked"] = None
@@ -415,8 +421,7 @@ class MultiHeadAttention(nn.Module):
         else:
             p = self.dropout.p if self.training else 0.0
             z = lean_attention(q, k, v, mask=mask, dropout_p=p)  # (B, H, L, Dk)
-            if self.attention_weights is not None:  # setting it costs 1 us: only if needed
-                self.attention_weights = None
+            self.attention_weights = None
         # 4) merge heads: concatenate the h outputs side by side
         z = z.transpose(1, 2).reshape(B, L, self.d_model)  # (B, L, D)
         # 5) output projection W^O
