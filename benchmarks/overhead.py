@@ -39,6 +39,18 @@ def per_call_us(fn):
     return 1e6 * (time.perf_counter() - t0) / CALLS
 
 
+def samples_us(ways: dict) -> dict:
+    """SAMPLES per-call times (us) of each callable, after a warm-up, the ways alternating."""
+    times = {name: [] for name in ways}
+    with torch.no_grad():
+        for fn in ways.values():
+            per_call_us(fn)  # warm-up
+        for _ in range(SAMPLES):
+            for name, fn in ways.items():
+                times[name].append(per_call_us(fn))
+    return times
+
+
 def breakdown(ours, theirs, x):
     """Median microseconds of each step of our call, timed alone, and of torch's parts."""
     q = ours._split(ours.w_q(x))  # (B, H, L, Dk)
@@ -73,13 +85,7 @@ def breakdown(ours, theirs, x):
             lambda: torch._native_multi_head_attention(
                 x, x, x, D, H, w_in, b_in, w_out, b_out, None, False, True, None),
     }
-    times = {name: [] for name in steps}
-    with torch.no_grad():
-        for fn in steps.values():
-            per_call_us(fn)  # warm-up
-        for _ in range(SAMPLES):
-            for name, fn in steps.items():
-                times[name].append(per_call_us(fn))
+    times = samples_us(steps)
     print("median us per call (min-max of the samples):")
     for name, t in times.items():
         print(f"{statistics.median(t):7.2f} ({min(t):6.2f}-{max(t):6.2f})  {name}")
@@ -102,13 +108,7 @@ def main():
             "torch": lambda: theirs(x, x, x, need_weights=False),
             "torch_w": lambda: theirs(x, x, x, need_weights=True, average_attn_weights=False),
             "checks": checks, "mask_check": lambda: check_mask(mask, (B, H, L, L))}
-    times = {name: [] for name in ways}
-    with torch.no_grad():
-        for fn in ways.values():
-            per_call_us(fn)  # warm-up
-        for _ in range(SAMPLES):
-            for name, fn in ways.items():
-                times[name].append(per_call_us(fn))
+    times = samples_us(ways)
     us = {name: statistics.median(t) for name, t in times.items()}
     spread = {name: (max(t) - min(t)) / statistics.median(t) for name, t in times.items()}
     row = {"ours_us": us["ours"], "lean_us": us["lean"], "torch_us": us["torch"],

@@ -57,14 +57,12 @@ class Stacked:
         if (torch.is_grad_enabled() or torch.jit.is_tracing() or torch.compiler.is_compiling()
                 or any(_GLOBAL_HOOKS)):
             return False
-        for m, (w_start, b_start) in zip(linears, self._starts):
+        for m, start in zip(linears, self._starts):
             if type(m) is not nn.Linear or m._forward_hooks or m._forward_pre_hooks:
                 return False
             p = m._parameters
-            if p["weight"].data_ptr() != w_start:
-                return False
             b = p["bias"]
-            if (b is None) != (b_start is None) or (b is not None and b.data_ptr() != b_start):
+            if (p["weight"].data_ptr(), None if b is None else b.data_ptr()) != start:
                 return False
         return True
 
