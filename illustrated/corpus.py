@@ -1,14 +1,17 @@
-"""The real corpus: 73,731 French-English sentence pairs from the Tatoeba Project (CC BY 2.0
-FR, via manythings.org/anki), shipped in ``chapters/data/tatoeba/``; their normalisation and
-a split *by English sentence* into training, development and test sets. Introduced in the
-chapter Real sentences.
+"""The real corpus: French-English sentence pairs from the Tatoeba Project (CC BY 2.0 FR,
+via manythings.org/anki), shipped in ``chapters/data/tatoeba/``, and their split *by English
+sentence* into training, development and test sets. Introduced in the chapter Real
+sentences.
 
-Normalisation makes the text fit one tokenizer and one model: Unicode NFC, every kind of
-space (French puts a narrow no-break space before ``!`` and ``?``) as one plain space, one
-apostrophe ``'``; French lower-cased (the model learns the English capitals); English
-contractions written out (``I'm`` -> ``I am``, ``don't`` -> ``do not``), because Tatoeba
-often holds both wordings of one sentence as two pairs: written out, they become one English
-sentence, and the split by English sentence keeps them on the same side.
+The text is kept as the corpus writes it, with one light cleaning (:func:`clean`): Unicode
+NFC, every kind of space (French puts a narrow no-break space before ``!`` and ``?``) as one
+plain space, one apostrophe ``'``. Case is kept on both sides, so a name stays a name, and
+English keeps its contractions (``I'm``, ``don't``): the references a translation is scored
+against are the sentences as Tatoeba writes them.
+
+Tatoeba often holds both wordings of one English sentence as two pairs ("I'm sad." and "I am
+sad." for "Je suis triste."). The split groups them by :func:`english_key`, the sentence with
+its contractions written out, so both wordings land on the same side.
 """
 from __future__ import annotations
 
@@ -32,7 +35,9 @@ _CONTRACTIONS = [  # (pattern, replacement), applied in this order
 ]
 
 
-def _clean(text: str) -> str:
+def clean(text: str) -> str:
+    """NFC, plain spaces, one apostrophe, stripped; case and words kept:
+    ``"C’est\u202f!"`` -> ``"C'est !"``."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     text = unicodedata.normalize("NFC", text)
@@ -40,23 +45,19 @@ def _clean(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-def normalize_french(text: str) -> str:
-    """NFC, plain spaces, one apostrophe, lower case: ``"Je suis\u202f!"`` -> ``"je suis !"``."""
-    return _clean(text).lower()
-
-
-def normalize_english(text: str) -> str:
-    """NFC, plain spaces, one apostrophe, contractions written out (``"I'm here."`` ->
-    ``"I am here."``); case kept."""
-    text = _clean(text)
+def english_key(text: str) -> str:
+    """The English sentence with its contractions written out (``"I'm here."`` -> ``"I am
+    here."``): two wordings of one sentence get one key, and the split keeps them together.
+    ``'s`` and ``'d`` are ambiguous (is/has, would/had) and stay."""
+    text = clean(text)
     for pattern, repl in _CONTRACTIONS:
         text = re.sub(pattern, repl, text)
     return text
 
 
 def load_pairs(path=TSV) -> list[tuple[str, str]]:
-    """``(french, english)`` pairs, normalised, each distinct pair once, in the file's order
-    (``English<TAB>French`` lines). Read once per file and process."""
+    """``(french, english)`` pairs, :func:`clean`-ed, each distinct pair once, in the file's
+    order (``English<TAB>French`` lines). Read once per file and process."""
     return list(_load(str(path)))
 
 
@@ -68,7 +69,7 @@ def _load(path: str) -> tuple:
             cols = line.rstrip("\n").split("\t")
             if len(cols) < 2:
                 raise ValueError(f"{path}:{n}: expected English<TAB>French, got {line!r:.80}")
-            pair = (normalize_french(cols[1]), normalize_english(cols[0]))
+            pair = (clean(cols[1]), clean(cols[0]))
             if pair[0] and pair[1] and pair not in seen:
                 seen.add(pair)
                 pairs.append(pair)
@@ -77,7 +78,8 @@ def _load(path: str) -> tuple:
 
 @dataclass(frozen=True)
 class Split:
-    """Three disjoint lists of ``(french, english)`` pairs: no English sentence is in two."""
+    """Three disjoint lists of ``(french, english)`` pairs: no English sentence (no
+    :func:`english_key`) is in two."""
 
     train: list
     dev: list
@@ -85,11 +87,12 @@ class Split:
 
 
 def split_by_english(pairs, n_dev: int = 1000, n_test: int = 1000, seed: int = 0) -> Split:
-    """Deterministic split by English sentence: the distinct English sentences, sorted, are
-    shuffled with ``random.Random(seed)``; the first ``n_test`` go to the test set with every
-    French wording they have, the next ``n_dev`` to the development set, the rest to
-    training. So no held-out reference was ever a training target."""
-    english = sorted({e for _, e in pairs})
+    """Deterministic split by English sentence: the distinct :func:`english_key` of the
+    English sides, sorted, are shuffled with ``random.Random(seed)``; the first ``n_test``
+    go to the test set with every pair they have (every French wording, every English
+    wording), the next ``n_dev`` to the development set, the rest to training. So no
+    held-out reference, in either wording, was ever a training target."""
+    english = sorted({english_key(e) for _, e in pairs})
     if n_dev + n_test >= len(english):
         raise ValueError(f"n_dev + n_test = {n_dev + n_test} leaves no training sentence "
                          f"among {len(english)} distinct English sentences")
@@ -98,7 +101,7 @@ def split_by_english(pairs, n_dev: int = 1000, n_test: int = 1000, seed: int = 0
     side.update({e: 1 for e in english[n_test:n_test + n_dev]})
     parts = ([], [], [])
     for pair in pairs:
-        parts[side.get(pair[1], 0)].append(pair)
+        parts[side.get(english_key(pair[1]), 0)].append(pair)
     return Split(*parts)
 
 

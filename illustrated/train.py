@@ -167,6 +167,9 @@ def _parser():
                       help="warm-up steps of the learning-rate schedule (default RealConfig's)")
     real.add_argument("--limit", type=at_least(0), default=0,
                       help="train on the first N training pairs only (0: all)")
+    real.add_argument("--preset", choices=["laptop", "base"], default="laptop",
+                      help="laptop: d_model 256, N 2, minutes on a CPU (default); base: the "
+                      "paper's base sizes, d_model 512, N 6, 8 heads (a GPU)")
     real.add_argument("--tiny", action="store_true",
                       help="a 1-layer, 32-wide model without dropout (tests, smoke runs)")
     real.add_argument("--device", default=None,
@@ -234,11 +237,10 @@ def _main_toy(args):
 
 
 def _main_real(args):
-    import sacrebleu
-
     from .corpus import TSV, load_split
+    from .names import copy_probe, copy_rate
     from .tokenizer import TOKENIZER_FILE, SubwordTokenizer
-    from .trainer import RealConfig, train_real
+    from .trainer import PRESETS, train_real
     from .translator import save_translator, translate
 
     over = {k: v for k, v in dict(steps=args.steps, max_tokens=args.max_tokens,
@@ -246,11 +248,12 @@ def _main_real(args):
             if v is not None}
     if args.tiny:
         over.update(d_model=32, N=1, h=2, d_ff=64, dropout=0.0)
-    cfg = dataclasses.replace(RealConfig(seed=args.seed, limit=args.limit), **over)
+    cfg = dataclasses.replace(PRESETS[args.preset], seed=args.seed, limit=args.limit, **over)
     split = load_split(seed=args.seed)
     if int(os.environ.get("RANK", "0")) == 0:
         print(f"read: {_rel(TSV)}: {len(split.train)} pairs to train on, {len(split.dev)} "
-              f"dev, {len(split.test)} test; {cfg.steps} steps", flush=True)
+              f"dev, {len(split.test)} test; {args.preset} preset, {cfg.steps} steps",
+              flush=True)
     if args.tokens == "word":  # an experiment: kept in its checkpoint, never saved alone
         tok = SubwordTokenizer.train_words([x for pair in split.train for x in pair])
     else:
@@ -259,12 +262,13 @@ def _main_real(args):
             tok.save(TOKENIZER_FILE)
         tok = SubwordTokenizer.load(TOKENIZER_FILE)
     t0 = time.perf_counter()
-    model, history = train_real(cfg, split.train, tok, args.state, args.resume, args.device,
-                                args.amp, False if args.no_progress else None,
-                                args.stop_after)
+    dev = split.dev[:args.eval_limit] if args.eval_limit else split.dev
+    model, log = train_real(cfg, split.train, tok, args.state, args.resume, args.device,
+                            args.amp, False if args.no_progress else None, args.stop_after,
+                            dev_pairs=dev if args.eval != "none" else ())
     seconds = time.perf_counter() - t0
-    if len(history) < cfg.steps:
-        print(f"stopped after {len(history)} of {cfg.steps} steps; the training state is in "
+    if len(log.loss) < cfg.steps:
+        print(f"stopped after {len(log.loss)} of {cfg.steps} steps; the training state is in "
               f"{args.state}: continue with --resume")
         return 0
     if int(os.environ.get("RANK", "0")) != 0:
@@ -273,18 +277,39 @@ def _main_real(args):
     held = held[:args.eval_limit] if args.eval_limit else held
     scores = {"seconds": round(seconds, 1), "steps": cfg.steps}
     if held:
+        import sacrebleu
+
         src, refs = [f for f, _ in held], [e for _, e in held]
         greedy, beam = translate(model, tok, src), translate(model, tok, src, beam=4)
+        bleu, chrf = sacrebleu.BLEU(), sacrebleu.CHRF()
         scores.update(set=args.eval, sentences=len(held),
-                      bleu=sacrebleu.corpus_bleu(greedy, [refs]).score,
-                      beam_bleu=sacrebleu.corpus_bleu(beam, [refs]).score)
+                      bleu=bleu.corpus_score(greedy, [refs]).score,
+                      beam_bleu=bleu.corpus_score(beam, [refs]).score,
+                      chrf=chrf.corpus_score(greedy, [refs]).score,
+                      beam_chrf=chrf.corpus_score(beam, [refs]).score,
+                      bleu_signature=str(bleu.get_signature()),
+                      chrf_signature=str(chrf.get_signature()))
+        probe = copy_probe(held, split.train)
+        scores["names_copied"] = copy_rate(translate(model, tok, [f for f, _, _ in probe]),
+                                           probe)
+        scores["names_probe"] = len(probe)
+        if log.last is not None:  # the same model before the checkpoint averaging
+            from .model import Transformer
+
+            last = Transformer(model.config)
+            last.load_state_dict(log.last)
+            last.eval()
+            scores["unaveraged_bleu"] = bleu.corpus_score(translate(last, tok, src),
+                                                          [refs]).score
+            scores["unaveraged_beam_bleu"] = bleu.corpus_score(
+                translate(last, tok, src, beam=4), [refs]).score
     out = args.out or f"checkpoints/real-{time.strftime('%Y%m%d-%H%M%S')}.pt"
-    path = save_translator(out, model, tok, history=history, scores=scores,
-                           train_config=dataclasses.asdict(cfg))
+    path = save_translator(out, model, tok, history=log.loss, curve=log.curve, scores=scores,
+                           train_config=dataclasses.asdict(cfg), preset=args.preset)
     print(f"wrote: {path} (python -m illustrated.translate --checkpoint {path} uses it)")
     if held:
-        print(f"held-out: bleu={scores['bleu']:.1f} beam_bleu={scores['beam_bleu']:.1f} "
-              f"seconds={seconds:.1f}")
+        print("held-out: " + " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
+                                      for k, v in scores.items() if "signature" not in k))
     return 0
 
 

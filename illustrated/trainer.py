@@ -26,6 +26,7 @@ from .batching import shard, token_batches
 from .checkpoint import write_atomically
 from .data import make_batch
 from .model import ModelConfig, Transformer
+from .names import with_invented_names
 from .train import rate
 
 STATE_FORMAT = "illustrated-real-training-state-1"
@@ -33,8 +34,11 @@ STATE_FORMAT = "illustrated-real-training-state-1"
 
 @dataclasses.dataclass(frozen=True)
 class RealConfig:
-    seed: int = 0  # weights, batch order, dropout
-    steps: int = 2400  # optimiser steps: 11-13 minutes on a quiet 2-core CPU, 2 threads
+    """A real translator's sizes and training recipe; the defaults are the ``laptop``
+    preset (:data:`PRESETS`)."""
+
+    seed: int = 0  # weights, batch order, dropout, invented names
+    steps: int = 2400  # optimiser steps
     max_tokens: int = 1500  # global token budget per step: sentences x longest side, padded
     warmup: int = 400  # warm-up steps of the schedule
     factor: float = 0.6  # scale of the schedule: peak lr 0.6 * 256^-0.5 * 400^-0.5 = 1.9e-3
@@ -44,10 +48,19 @@ class RealConfig:
     h: int = 4
     d_ff: int = 1024
     dropout: float = 0.1
+    norm_first: bool = False  # False: post-norm, as the paper; True: pre-norm
+    clip: float = 0.0  # clip the gradient's norm to this (0: no clipping, as the paper)
+    names: int = 2  # copies of each pair with a name, the name replaced (illustrated.names)
     average: int = 5  # checkpoints averaged at the end (the paper: the last 5)
     average_every: int = 100  # steps between those checkpoints
     save_every: int = 200  # steps between resumable checkpoints
+    eval_every: int = 200  # steps between two development losses (0: none)
+    bleu_every: int = 800  # steps between two development BLEUs, greedy (0: none)
     limit: int = 0  # train on the first `limit` training pairs only (tests); 0: all
+
+    def peak_rate(self) -> float:
+        """The schedule's largest learning rate, reached at step ``warmup``."""
+        return rate(self.warmup, self.d_model, self.warmup, self.factor)
 
 
 def smoothed_loss_sum(logp: torch.Tensor, target: torch.Tensor, pad_id: int, eps: float):
@@ -105,7 +118,7 @@ def model_config(cfg: RealConfig, vocab: int) -> ModelConfig:
     shared subword vocabulary of ``vocab`` tokens for both languages."""
     return ModelConfig(src_vocab=vocab, tgt_vocab=vocab, N=cfg.N, d_model=cfg.d_model,
                        d_ff=cfg.d_ff, h=cfg.h, dropout=cfg.dropout, max_len=128,
-                       share_embeddings=True)
+                       norm_first=cfg.norm_first, share_embeddings=True)
 
 
 def _averaged_at(cfg: RealConfig, step: int) -> bool:
@@ -114,32 +127,79 @@ def _averaged_at(cfg: RealConfig, step: int) -> bool:
     return 0 <= back < cfg.average * cfg.average_every and back % cfg.average_every == 0
 
 
-def _save_state(path, blob) -> None:
-    write_atomically(blob, path)  # a killed process leaves the previous state whole
+@dataclasses.dataclass
+class TrainingLog:
+    """What :func:`train_real` records besides the model.
+
+    ``loss``: the training loss of every step (label-smoothed, mean over the global batch's
+    target tokens); ``curve``: one ``{"step", "dev_loss"}`` (and ``"dev_bleu"``) dict per
+    evaluation on the development set; ``last``: the weights after the last step, before
+    the checkpoint averaging (``None`` if no averaging took place)."""
+
+    loss: list
+    curve: list
+    last: dict | None = None
+
+
+def dev_loss(model, data, max_tokens: int, smoothing: float, amp: bool = False) -> float:
+    """The label-smoothed loss per target token of ``model`` on ``data`` (a list of
+    ``(source ids, target ids)``), in eval mode, without gradients."""
+    device = next(model.parameters()).device
+    was_training, total, count = model.training, 0.0, 0
+    model.eval()
+    with torch.no_grad():
+        for batch in token_batches([max(len(s), len(t)) for s, t in data], max_tokens):
+            b = make_batch([data[i][0] for i in batch], [data[i][1] for i in batch])
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
+                logp = model(b.src.to(device), b.tgt_in.to(device), b.src_mask.to(device),
+                             b.tgt_mask.to(device))
+            total += float(smoothed_loss_sum(logp, b.tgt_out.to(device), 0, smoothing))
+            count += int((b.tgt_out != 0).sum())
+    model.train(was_training)
+    return total / count
+
+
+def dev_bleu(model, tokenizer, pairs) -> float:
+    """Corpus BLEU (sacreBLEU's defaults) of ``model``'s greedy translations of ``pairs``
+    (``(french, english)``) against their English as written."""
+    import sacrebleu
+
+    from .translator import translate
+
+    was_training = model.training
+    model.eval()
+    hyps = translate(model, tokenizer, [f for f, _ in pairs])
+    model.train(was_training)
+    return sacrebleu.corpus_bleu(hyps, [[e for _, e in pairs]]).score
 
 
 def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool = False,
                device: str | None = None, amp: bool | None = None, progress: bool | None = True,
-               stop_after: int | None = None):
-    """Train on ``pairs`` (``(french, english)``, normalised) with ``tokenizer``.
+               stop_after: int | None = None, dev_pairs=()):
+    """Train on ``pairs`` (``(french, english)`` as :mod:`illustrated.corpus` loads them)
+    with ``tokenizer``.
 
     Args:
-        state_path: the resumable checkpoint, rewritten every ``cfg.save_every`` steps and
-            at the end (``None``: none).
-        resume: continue from ``state_path`` if it exists.
+        state_path: the resumable checkpoint, rewritten every ``cfg.save_every`` steps, at
+            the end, and where ``stop_after`` stops (``None``: none).
+        resume: continue from ``state_path``, which must exist.
         device: ``"cpu"``, ``"cuda"``, ``"mps"``; default :func:`best_device`.
         amp: mixed precision (bfloat16 autocast); default: on for CUDA only.
         progress: a tqdm progress bar (``None``: only when stderr is a terminal).
         stop_after: stop (as if interrupted) once this many steps are done.
+        dev_pairs: held-out pairs for the curve: the development loss every
+            ``cfg.eval_every`` steps, BLEU every ``cfg.bleu_every`` steps (none if empty).
 
-    Returns: ``(model, history)``: the averaged model (on the CPU, eval mode) and the loss of
-    every step (mean over the global batch's target tokens).
+    Returns: ``(model, log)``: the averaged model (on the CPU, eval mode) and a
+    :class:`TrainingLog`.
     """
     rank, world, dev = _distributed(device or best_device())
     amp = dev.type == "cuda" if amp is None else amp
     if cfg.limit:
         pairs = pairs[:cfg.limit]
+    pairs = with_invented_names(pairs, cfg.names, cfg.seed)
     data = [(tokenizer.encode(f), tokenizer.encode(e)) for f, e in pairs]
+    held = [(tokenizer.encode(f), tokenizer.encode(e)) for f, e in dev_pairs]
     lengths = [max(len(s), len(t)) for s, t in data]
     model = Transformer(model_config(cfg, len(tokenizer)),
                         torch.Generator().manual_seed(cfg.seed)).to(dev)
@@ -147,8 +207,11 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
         if hasattr(m, "need_weights"):
             m.need_weights = False
     opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
-    step, epoch, index, history, snapshots = 0, 0, 0, [], []
-    if resume and state_path is not None and Path(state_path).exists():
+    step, epoch, index, log, snapshots = 0, 0, 0, TrainingLog([], []), []
+    if resume:
+        if state_path is None or not Path(state_path).exists():
+            raise FileNotFoundError(f"no training state to resume from: {state_path} does "
+                                    f"not exist (train without --resume to start anew)")
         blob = torch.load(state_path, weights_only=True, map_location=dev)
         if blob.get("format") != STATE_FORMAT or blob["config"] != dataclasses.asdict(cfg):
             raise ValueError(f"{state_path} was written by another configuration; remove it "
@@ -156,15 +219,23 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
         model.load_state_dict(blob["model"])
         opt.load_state_dict(blob["optimizer"])
         step, epoch, index = blob["step"], blob["epoch"], blob["index"]
-        history, snapshots = blob["history"], blob["snapshots"]
+        log, snapshots = TrainingLog(blob["history"], blob["curve"]), blob["snapshots"]
     net = model if world == 1 else torch.nn.parallel.DistributedDataParallel(model)
 
     def save():
         if rank == 0 and state_path is not None:
-            _save_state(state_path, {
+            write_atomically({
                 "format": STATE_FORMAT, "config": dataclasses.asdict(cfg), "step": step,
-                "epoch": epoch, "index": index, "history": history, "snapshots": snapshots,
-                "model": model.state_dict(), "optimizer": opt.state_dict()})
+                "epoch": epoch, "index": index, "history": log.loss, "curve": log.curve,
+                "snapshots": snapshots, "model": model.state_dict(),
+                "optimizer": opt.state_dict()}, state_path)
+
+    def evaluate():
+        point = {"step": step, "dev_loss": round(dev_loss(model, held, 4 * cfg.max_tokens,
+                                                          cfg.smoothing, amp), 4)}
+        if cfg.bleu_every and (step % cfg.bleu_every == 0 or step == cfg.steps):
+            point["dev_bleu"] = round(dev_bleu(model, tokenizer, dev_pairs), 2)
+        log.curve.append(point)
 
     rng_state = torch.get_rng_state()
     batches = token_batches(lengths, cfg.max_tokens, cfg.seed, epoch, min_size=world)
@@ -190,24 +261,38 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
         # the gradient of the mean over the *global* batch's target tokens.
         opt.zero_grad(set_to_none=True)
         (loss_sum * world / n_tok).backward()
+        if cfg.clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
         for group in opt.param_groups:  # the paper's schedule, a function of the step
             group["lr"] = rate(step + 1, cfg.d_model, cfg.warmup, cfg.factor)
         opt.step()
         total = loss_sum.detach()
         if world > 1:
             dist.all_reduce(total)
-        history.append(round(total.item() / n_tok, 6))
+        log.loss.append(round(total.item() / n_tok, 6))
         step, index = step + 1, index + 1
         if _averaged_at(cfg, step):
             snapshots.append({k: v.detach().clone() for k, v in model.state_dict().items()})
+        if held and rank == 0 and cfg.eval_every and (step % cfg.eval_every == 0
+                                                      or step == cfg.steps):
+            evaluate()
         tokens += n_tok
         bar.update(1)
-        bar.set_postfix(loss=f"{history[-1]:.3f}",
+        bar.set_postfix(loss=f"{log.loss[-1]:.3f}",
                         tok_s=f"{tokens / (time.perf_counter() - start):.0f}")
-        if step % cfg.save_every == 0 or step == cfg.steps:
+        if step % cfg.save_every == 0 or step == cfg.steps or step == stop_after:
             save()
     bar.close()
     torch.set_rng_state(rng_state)
     if snapshots and step == cfg.steps:
+        log.last = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
         model.load_state_dict(average_state_dicts(snapshots[-cfg.average:]))
-    return model.cpu().eval(), history
+    return model.cpu().eval(), log
+
+
+# The two recipes of `python -m illustrated.train --corpus tatoeba --preset ...`.
+PRESETS = {
+    "laptop": RealConfig(),
+    "base": RealConfig(d_model=512, N=6, h=8, d_ff=2048, max_tokens=6000, steps=3000,
+                       warmup=800, factor=1.0, norm_first=True, clip=1.0),
+}

@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 
 from .checkpoint import read_checked, write_atomically
-from .corpus import DATA_DIR, normalize_french
+from .corpus import DATA_DIR, clean
 from .decoding import beam_search_batch, greedy_decode
 from .model import ModelConfig, Transformer
 from .tokenizer import SubwordTokenizer
@@ -51,9 +51,11 @@ def load_translator(path=SHIPPED_REAL):
 
 
 def prepare(text: str) -> str:
-    """A French input as the corpus writes its sentences: normalised, lower case, and ending
-    with a punctuation mark (every sentence of the corpus does; ``.`` is added if none)."""
-    text = normalize_french(text)
+    """A French input as the corpus writes its sentences: :func:`~illustrated.corpus.clean`-ed,
+    starting with a capital and ending with a punctuation mark (every sentence of the
+    corpus does; ``.`` is added if none): ``"je suis étudiant"`` -> ``"Je suis étudiant."``."""
+    text = clean(text)
+    text = text[:1].upper() + text[1:]
     if text and not _END.search(text):
         text += "."
     return text

@@ -1,7 +1,6 @@
 import pytest
 
-from illustrated.corpus import (TSV, load_pairs, normalize_english, normalize_french,
-                                split_by_english)
+from illustrated.corpus import TSV, clean, english_key, load_pairs, split_by_english
 
 
 @pytest.fixture(scope="module")
@@ -9,31 +8,44 @@ def pairs():
     return load_pairs()
 
 
-def test_normalisation():
-    assert normalize_french("Je suis\u202fétudiant\u00a0!") == "je suis étudiant !"
-    assert normalize_french("C’est   ça.") == "c'est ça."
-    assert normalize_english("I'm sure you're right, don't worry.") == \
-        "I am sure you are right, do not worry."
-    assert normalize_english("Can't. Won't.") == "Cannot. Will not."
-    assert normalize_english("It's Tom's.") == "It's Tom's."  # 's is ambiguous: kept
+def test_cleaning_keeps_case_and_words():
+    assert clean("Je suis\u202fétudiant\u00a0!") == "Je suis étudiant !"
+    assert clean("  C’est   ça. ") == "C'est ça."
+    assert clean("I’m here.") == "I'm here."
     with pytest.raises(TypeError, match="must be a str"):
-        normalize_french(3)
+        clean(3)
 
 
-def test_the_shipped_corpus(pairs):
+def test_english_key_writes_contractions_out():
+    assert english_key("I'm sure you're right, don't worry.") == \
+        "I am sure you are right, do not worry."
+    assert english_key("Can't. Won't.") == "Cannot. Will not."
+    assert english_key("It's Tom's.") == "It's Tom's."  # 's is ambiguous: kept
+
+
+def test_the_shipped_corpus_as_written(pairs):
     assert TSV.exists() and (TSV.parent / "LICENSE").exists()
-    assert ("je suis étudiant.", "I am a student.") in pairs
+    assert ("Je suis étudiant.", "I am a student.") in pairs
+    assert ("J'ai faim !", "I'm hungry!") in pairs  # contractions and case kept
     assert len(pairs) == len(set(pairs)) > 70_000
 
 
 def test_split_is_disjoint_by_english_and_deterministic(pairs):
     s = split_by_english(pairs)
     assert sorted(s.train + s.dev + s.test) == sorted(pairs)
-    sides = [{e for _, e in part} for part in (s.train, s.dev, s.test)]
+    sides = [{english_key(e) for _, e in part} for part in (s.train, s.dev, s.test)]
     assert not sides[0] & sides[1] and not sides[0] & sides[2] and not sides[1] & sides[2]
     assert len(sides[1]) == len(sides[2]) == 1000
     assert split_by_english(pairs) == s
     assert split_by_english(pairs, seed=1).test != s.test
+
+
+def test_both_wordings_of_a_sentence_stay_on_one_side(pairs):
+    s = split_by_english(pairs)
+    test = {e for _, e in s.test}
+    both = [e for e in test if english_key(e) != e and english_key(e) in test]
+    assert both  # e.g. "I'm fat." and "I am fat." are both test references
+    assert not {english_key(e) for _, e in s.train} & {english_key(e) for e in both}
 
 
 def test_split_refuses_sizes_that_leave_nothing():
