@@ -43,6 +43,8 @@ TRICKY = [
     "<eos>", "a<eos>b", "x <pad> y <bos><unk>", "< eos >", "<EOS>",
     " ", "", "\t\n", "\u202f", "\u200b",  # blank: encode raises
     "sans point", "avec point.", "question?", "exclamation!", "points…", "fin.\n",
+    # prepare's capital: one code point (U+10428 is two UTF-16 units), full case mapping
+    "ßa", "ǆa", "ŉa", "ǰa", "ﬁn", "𐐨 deseret", "𝒶 math", "1er", "« oui »", "éé",
 ]
 
 
@@ -167,7 +169,7 @@ def test_the_tricky_inputs_are_tricky(tok):
     ids = [i for t in TRICKY if t.strip() for i in tok.encode(t)]
     assert {0, 1, 2, 3} <= set(ids)            # <eos>, <pad>... typed in the text
     assert any(4 <= i < 260 for i in ids)      # single bytes (emoji, CJK)
-    assert prepare("Vraiment\u202f?") == "vraiment ?" and prepare("sans point") == "sans point."
+    assert prepare("Vraiment\u202f?") == "Vraiment ?" and prepare("sans point") == "Sans point."
 
 
 def test_the_comparison_sees_a_difference(compared):

@@ -4,7 +4,7 @@
 //   const tok = Tokenizer.fromJSON(await (await fetch("tokenizer.json")).json());
 //   const ids = tok.encode(prepare("Je suis\u202f!"));   // [1, ..., 2]
 //
-// Mirrors illustrated.corpus.normalize_french, illustrated.translator.prepare and _pieces,
+// Mirrors illustrated.corpus.clean, illustrated.translator.prepare and _pieces,
 // and illustrated.tokenizer.SubwordTokenizer, which runs the `tokenizers` library (Rust) on
 // chapters/data/tatoeba/tokenizer.json: a byte-level BPE (GPT-2's scheme). Each step below
 // names the Python or Rust function it mirrors; tests/test_live_tokenizer.py (Node) and
@@ -31,7 +31,7 @@ function pyStrip(text) {
   return text.replace(PY_STRIP, "");
 }
 
-/** illustrated.corpus._clean: NFC, one apostrophe, every run of spaces as one plain space,
+/** illustrated.corpus.clean: NFC, one apostrophe, every run of spaces as one plain space,
  *  stripped. */
 function clean(text) {
   if (typeof text !== "string") {
@@ -43,10 +43,14 @@ function clean(text) {
 }
 
 /** illustrated.translator.prepare: a French input as the corpus writes its sentences —
- *  illustrated.corpus.normalize_french (clean, then lower case), and "." added when it does
- *  not end with . ! ? or …. Empty text stays empty. */
+ *  illustrated.corpus.clean, the first letter a capital, and "." added when it does not end
+ *  with . ! ? or …. Empty text stays empty. */
 export function prepare(text) {
-  text = clean(text).toLowerCase();     // normalize_french: _clean(text).lower()
+  text = clean(text);                   // text = clean(text)
+  // text[:1].upper() + text[1:]: Python's text[:1] is one code point (two UTF-16 units
+  // for one beyond U+FFFF); both upper() use Unicode's full mapping ("ß" -> "SS").
+  const first = text.length && text.codePointAt(0) > 0xffff ? 2 : 1;
+  text = text.slice(0, first).toUpperCase() + text.slice(first);
   if (text && !END.test(text)) {        // if text and not _END.search(text)
     text += ".";
   }
