@@ -1,7 +1,8 @@
 // What page.mjs says, in the language of the edition it is on: English, or Chinese on the
 // Chinese edition's copy of the page (zh/, <html lang="zh-CN">). The page's static words
 // (labels, buttons: the elements with data-msg, and data-msg-aria for an aria-label) are
-// English in its HTML; `labels` puts them in the edition's language.
+// English in its HTML; `labels` puts them in the edition's language. `limits` holds the
+// refusals and warnings of limits.mjs: templates whose {name} fields limits.fill() fills.
 
 const EN = {
   loading: (got, total) => `Loading the model: ${got} of ${total} MB …`,
@@ -29,6 +30,19 @@ const EN = {
   ready: (mb) => `Ready. The first translation loads the model and onnxruntime (${mb} MB).`,
   cannotStart: (message) => `The translator could not start: ${message}`,
   labels: {}, // the page's HTML says it in English already
+  // illustrated.limits' messages, word for word (tests/test_live_limits.py compares them):
+  // the page and `python -m illustrated.translate` answer a sentence in the same words.
+  limits: {
+    NO_WORDS: "nothing to translate: no words in it",
+    NOT_LATIN: "not French: it has letters outside the Latin alphabet ({letters}); the model " +
+      "has only read French",
+    TOO_LONG: "too long: {n} pieces, the model reads at most {max_len}; split it into shorter " +
+      "sentences",
+    LONGER_THAN_TRAINING: "longer than any sentence the model was trained on ({n} words; the " +
+      "longest French training sentence has {max_words}): expect a poor translation",
+    MOSTLY_UNKNOWN: "mostly unknown words ({unknown} of {n} words occur in no French training " +
+      "sentence): is it French? The translation is a guess",
+  },
 };
 
 const ZH = {
@@ -66,10 +80,22 @@ const ZH = {
     selfTitle: "编码器自注意力",
     encoderLayer: "编码器层",
   },
+  limits: { // the same rule, in Chinese
+    NO_WORDS: "没有可翻译的内容：句中没有词",
+    NOT_LATIN: "不是法语：句中有拉丁字母以外的字母（{letters}）；模型只读过法语",
+    TOO_LONG: "太长：共 {n} 个片段，而模型最多读入 {max_len} 个；请把它拆成几个短句",
+    LONGER_THAN_TRAINING: "比模型训练时读过的任何句子都长（{n} 个词；最长的法语训练句子有 " +
+      "{max_words} 个词）：译文可能很差",
+    MOSTLY_UNKNOWN: "大多是生词（{n} 个词中有 {unknown} 个不在任何法语训练句子中出现）：" +
+      "这是法语吗？译文只是猜测",
+  },
 };
 
 // The slider labels in fillSelect: "layer 1" in English, "第 1 层" in Chinese.
 EN.numbered = (name, i) => `${name} ${i}`;
 ZH.numbered = (name, i) => `第 ${i} ${name === ZH.head ? "个头" : name}`;
 
-export const messages = (document.documentElement.lang || "en").startsWith("zh") ? ZH : EN;
+// Both editions' words, for the tests (tests/js/live_limits.mjs imports this under Node).
+export const editions = { en: EN, zh: ZH };
+const lang = globalThis.document?.documentElement.lang || "en";
+export const messages = lang.startsWith("zh") ? ZH : EN;

@@ -15,7 +15,7 @@
 
 // Python's str.isspace() (and so the `\s` of Python's re, and str.strip()): JavaScript's
 // `\s` differs (it has U+FEFF, lacks U+001C-U+001F and U+0085), so the set is spelled out.
-const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029" +
+export const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029" +
                  "\\u202f\\u205f\\u3000";
 const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 
@@ -27,7 +27,7 @@ const APOSTROPHES = /[\u2019\u2018\u02bc`\u00b4]/g;
 const END = /[.!?\u2026]$/;
 
 /** Python's str.strip(): Python's whitespace at both ends. */
-function pyStrip(text) {
+export function pyStrip(text) {
   return text.replace(PY_STRIP, "");
 }
 

@@ -1,0 +1,96 @@
+// The one rule the page shares with `python -m illustrated.translate`: illustrated/limits.py,
+// step by step (each step names the Python it mirrors). A text is cut into sentences; each
+// is refused (no word, letters outside the Latin alphabet, too many pieces) or translated,
+// with warnings when it lies outside what the model read in training (limits.json, written
+// by scripts/export_onnx.py from illustrated.limits.training_profile).
+//
+// The messages are templates with {name} fields, filled as Python's str.format fills them:
+// messages.mjs holds them, the English word for word illustrated.limits' constants.
+// tests/test_live_limits.py (Node) and scripts/browser_checks/live_translator.py (Chromium)
+// check every function here against Python.
+
+import { PY_SPACE, pyStrip } from "./tokenizer.js";
+
+// str.splitlines(): Python's line boundaries (a text box's lines, or stdin's).
+const LINE_BREAK = /\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/;
+// limits._SENTENCE_END: `(?<=[.!?…])\s+`, with Python's \s.
+const SENTENCE_END = new RegExp(`(?<=[.!?\u2026])[${PY_SPACE}]+`);
+// unicodedata.category(c).startswith("L"): a letter; `u` reads a text by code point.
+const LETTER_RUNS = /\p{L}+/gu;
+const LETTERS = /\p{L}/gu;
+
+// "LATIN" in unicodedata.name(c): JavaScript has no character names, but it has scripts.
+// The letters of the Latin script are the letters named LATIN, less those below (ª º, the
+// modifier letters ʰ ᵃ …, the signs K Å, Ⅎ ⅎ Ↄ), plus Glagolitic's two LATINATE MYSLITE.
+// tests/test_live_limits.py compares this with Python on every code point.
+const LATIN_SCRIPT = /\p{Script=Latin}/u;
+const LATIN_UNNAMED = new RegExp("[\\u00aa\\u00ba\\u02b0-\\u02b8\\u02e0-\\u02e4\\u1d2c-\\u1d5c" +
+  "\\u1d9b-\\u1dbe\\u212a\\u212b\\u2132\\u214e\\u2183\\u2c7d\\ua770\\ua7f2-\\ua7f4\\ua7f8\\ua7f9" +
+  "\\uab5c-\\uab5f\\uab69\\u{10780}-\\u{10785}\\u{10787}-\\u{107b0}\\u{107b2}-\\u{107ba}]", "u");
+const NAMED_LATIN_ELSEWHERE = /[\u2c2e\u2c5e]/u;
+
+/** "LATIN" in unicodedata.name(letter, ""), for one letter. */
+export function namedLatin(letter) {
+  return (LATIN_SCRIPT.test(letter) && !LATIN_UNNAMED.test(letter))
+    || NAMED_LATIN_ELSEWHERE.test(letter);
+}
+
+/** str.format for the messages: "{n} pieces" with {n: 70} -> "70 pieces". */
+export function fill(template, values) {
+  return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
+}
+
+/** limits.words: the words of `text` in lower case, runs of letters. */
+export function words(text) {
+  return text.toLowerCase().match(LETTER_RUNS) ?? []; // for c in text.lower(): ...
+}
+
+/** limits.split_sentences: cut after . ! ? or … followed by white space, stripped, empty
+ *  ones dropped. */
+export function splitSentences(line) {
+  if (typeof line !== "string") throw new TypeError(`line must be a string, got ${typeof line}`);
+  // [s.strip() for s in _SENTENCE_END.split(line.strip()) if s.strip()]
+  return pyStrip(line).split(SENTENCE_END).map(pyStrip).filter((s) => s);
+}
+
+/** The sentences of a text box, as the command reads stdin: each line (str.splitlines()),
+ *  then split_sentences. */
+export function sentencesOf(text) {
+  return text.split(LINE_BREAK).flatMap(splitSentences);
+}
+
+/** limits.non_latin: the letters outside the Latin script, each once, in order. */
+export function nonLatin(text) {
+  const found = (text.match(LETTERS) ?? []).filter((c) => !namedLatin(c));
+  return [...new Set(found)]; // list(dict.fromkeys(found))
+}
+
+/** TrainingProfile.from_json: limits.json as the page uses it. */
+export function profileFromJSON(data) {
+  return { pairs: data.pairs, maxWords: data.max_words, words: new Set(data.words) };
+}
+
+/** limits.check_sentence: {refusal, warnings} for one sentence, in the words of `say` (the
+ *  edition's templates, messages.mjs's `limits`). `pieces`: its length in subword tokens,
+ *  <bos> and <eos> included (ignored when it is refused before that check). */
+export function checkSentence(sentence, pieces, profile, maxLen, say) {
+  const found = words(sentence);
+  if (!found.length) return { refusal: say.NO_WORDS, warnings: [] };
+  const foreign = nonLatin(sentence);
+  if (foreign.length) {
+    const letters = foreign.slice(0, 5).join(""); // "".join(foreign[:5])
+    return { refusal: fill(say.NOT_LATIN, { letters }), warnings: [] };
+  }
+  if (pieces > maxLen) {
+    return { refusal: fill(say.TOO_LONG, { n: pieces, max_len: maxLen }), warnings: [] };
+  }
+  const warnings = [];
+  if (found.length > profile.maxWords) {
+    warnings.push(fill(say.LONGER_THAN_TRAINING, { n: found.length, max_words: profile.maxWords }));
+  }
+  const unknown = found.filter((w) => !profile.words.has(w)).length;
+  if (2 * unknown > found.length) {
+    warnings.push(fill(say.MOSTLY_UNKNOWN, { unknown, n: found.length }));
+  }
+  return { refusal: null, warnings };
+}
