@@ -4,11 +4,14 @@
 
 Writes into _static/live/ (ignored by git; Sphinx copies it to _build/html/_static/live/):
 encoder.onnx, decoder.onnx and their shared weights.bin (illustrated.export), the
-tokenizer's JSON (the one inside the checkpoint) and manifest.json (what the page needs to
-know: whether tokenizer.js and onnxruntime-web are there, the special ids, MAX_LEN, the
-length penalty of illustrated.translator.translate, the files' sizes). Nothing is done
-when these are newer than the checkpoint, this script and illustrated/export.py, and the
-manifest still tells the truth about tokenizer.js and onnxruntime-web. On failure it says
+tokenizer's JSON (the one inside the checkpoint), limits.json (what the model read in
+training, illustrated.limits.training_profile of its train_config: the page's limits.mjs
+warns as the command does) and manifest.json (what the page needs to know: whether
+tokenizer.js and onnxruntime-web are there, the special ids, MAX_LEN, the length penalty of
+illustrated.translator.translate, the files' sizes). Nothing is done when these are newer
+than the checkpoint, the corpus, this script, illustrated/export.py and
+illustrated/limits.py, and the manifest still tells the truth about tokenizer.js and
+onnxruntime-web. On failure it says
 why in one line and returns False: the book still builds, and the live translator page
 says that its model is missing.
 """
@@ -23,9 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LIVE = ROOT / "_static" / "live"
 CHECKPOINT = ROOT / "chapters" / "data" / "tatoeba" / "translator.pt"
-OUTPUTS = ("encoder.onnx", "decoder.onnx", "weights.bin", "tokenizer.json", "manifest.json")
+OUTPUTS = ("encoder.onnx", "decoder.onnx", "weights.bin", "tokenizer.json", "limits.json",
+           "manifest.json")
 RUNTIME = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
-SOURCES = (CHECKPOINT, Path(__file__).resolve(), ROOT / "illustrated" / "export.py")
+SOURCES = (CHECKPOINT, CHECKPOINT.with_name("eng-fra.tsv"), Path(__file__).resolve(),
+           ROOT / "illustrated" / "export.py", ROOT / "illustrated" / "limits.py")
 
 
 def up_to_date() -> bool:
@@ -61,21 +66,27 @@ def export_onnx() -> bool:
     start = time.perf_counter()
     try:
         from illustrated.export import export_translator
+        from illustrated.limits import training_profile
         from illustrated.tokenizer import SubwordTokenizer
         from illustrated.translator import MAX_LEN, load_translator, translate
 
         model, tokenizer, blob = load_translator(CHECKPOINT)
         manifest = export_translator(model, LIVE)
+        profile = training_profile(blob.get("train_config")).to_json()
     except Exception as error:  # noqa: BLE001 - any failure: say it, build the rest
         print(f"The live translator will not run: exporting {CHECKPOINT.name} to ONNX failed: "
               f"{type(error).__name__}: {error}", file=sys.stderr, flush=True)
         return False
     (LIVE / "tokenizer.json").write_text(blob["tokenizer"], encoding="utf-8")
+    # One line, no ASCII escapes: the page downloads it before the model (~150 kB).
+    (LIVE / "limits.json").write_text(json.dumps(profile, ensure_ascii=False,
+                                                 separators=(",", ":")), encoding="utf-8")
     manifest.update(
         bos_id=SubwordTokenizer.bos_id, eos_id=SubwordTokenizer.eos_id, max_len=MAX_LEN,
         tokenizer_js=has_tokenizer(), runtime=has_runtime(),
         length_penalty=inspect.signature(translate).parameters["length_penalty"].default)
-    manifest["files"]["tokenizer.json"] = (LIVE / "tokenizer.json").stat().st_size
+    for name in ("tokenizer.json", "limits.json"):
+        manifest["files"][name] = (LIVE / name).stat().st_size
     (LIVE / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     mb = sum(manifest["files"].values()) / 1e6
     print(f"Live translator: ONNX export in {time.perf_counter() - start:.1f} s "
