@@ -7,6 +7,9 @@ decoder on the whole prefix. ``beam_search`` keeps the ``beam_size`` best prefix
 them fed to the model in one batch each step, with the cache reordered to follow them;
 ``beam_search_batch`` does the same for many sentences at once (one forward per step for
 every live hypothesis of every sentence), with the results of ``beam_search`` for each.
+Given a ``trace`` list, ``greedy_decode`` and ``beam_search`` append what each step saw and
+decided, as plain data: the live translator page's decoding lab shows the same steps,
+recorded by its JavaScript copy of these loops, and its tests compare the two.
 Introduced in chapter 10, From vectors to words: decoding.
 """
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 import torch
 
 from .masks import padding_mask, subsequent_mask
+
+TRACE_TOP = 5  # the most likely next tokens a greedy step's trace records
 
 
 def _step(model, memory, src_mask, ys, cache):
@@ -46,10 +51,13 @@ def _check_token_ids(model, **ids):
 
 
 def greedy_decode(model, src, max_len, bos_id, eos_id, src_mask=None, use_cache=True,
-                  pad_id=0):
+                  pad_id=0, trace=None):
     """Greedy decoding. Args: src ``(B, S)`` ids; src_mask ``(B, 1, S)`` (``None``: built
     from ``pad_id``). Returns ``(B, T)`` LongTensor starting with ``bos_id``, ``T <= max_len``;
-    after a row's ``eos_id`` come ``pad_id`` tokens. The model's mode is restored afterwards."""
+    after a row's ``eos_id`` come ``pad_id`` tokens. The model's mode is restored afterwards.
+    ``trace``: a list to which each step appends ``{"top_ids", "top_logp", "chosen"}``, the
+    ``TRACE_TOP`` most likely tokens of each row, best first, with their log-probabilities
+    ``(B, TRACE_TOP)``, and the token each row takes ``(B,)`` (plain lists)."""
     _check_ids(src, max_len)
     _check_token_ids(model, bos_id=bos_id, eos_id=eos_id, pad_id=pad_id)
     was_training = model.training
@@ -63,8 +71,10 @@ def greedy_decode(model, src, max_len, bos_id, eos_id, src_mask=None, use_cache=
             ys = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)  # (B, 1)
             done = torch.zeros(src.shape[0], dtype=torch.bool, device=src.device)  # (B,)
             while ys.shape[1] < max_len and not bool(done.all()):
-                nxt = _step(model, memory, src_mask, ys, cache).argmax(-1)  # (B,)
-                nxt = nxt.masked_fill(done, pad_id)
+                logp = _step(model, memory, src_mask, ys, cache)  # (B, V)
+                nxt = logp.argmax(-1).masked_fill(done, pad_id)  # (B,)
+                if trace is not None:
+                    trace.append(_greedy_step(logp, nxt))
                 ys = torch.cat([ys, nxt[:, None]], dim=1)  # (B, T + 1)
                 done |= nxt == eos_id
             return ys
@@ -72,20 +82,28 @@ def greedy_decode(model, src, max_len, bos_id, eos_id, src_mask=None, use_cache=
         model.train(was_training)
 
 
+def _greedy_step(logp, nxt) -> dict:
+    """One step of :func:`greedy_decode` as plain data (its ``trace``)."""
+    top = logp.topk(min(TRACE_TOP, logp.shape[1]))  # (B, TRACE_TOP)
+    return {"top_ids": top.indices.tolist(), "top_logp": top.values.tolist(),
+            "chosen": nxt.tolist()}
+
+
 def beam_search(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,
-                length_penalty=0.0):
+                length_penalty=0.0, trace=None):
     """Beam search for one source ``(1, S)``. Returns ``top_beams`` pairs ``(tokens, score)``
     best first: tokens a 1-D LongTensor starting with ``bos_id``; score the sum of the
     tokens' log-probabilities divided by ``((5 + n) / 6) ** length_penalty``. The search
     stops when ``beam_size`` hypotheses have finished and no live prefix, even at the most
     favourable length penalty, could score above the ``beam_size``-th of them (or at
-    ``max_len``)."""
+    ``max_len``). ``trace``: a list to which each step appends what it saw and decided
+    (``_beam_step``)."""
     _check_ids(src, max_len)
     if src.shape[0] != 1:
         raise ValueError(f"beam_search takes one source (1, S), got {tuple(src.shape)}")
     _check_token_ids(model, bos_id=bos_id, eos_id=eos_id)
     return _evaluating(model, _beam, src, max_len, bos_id, eos_id, beam_size, top_beams,
-                       length_penalty)
+                       length_penalty, trace)
 
 
 def _evaluating(model, search, *args):
@@ -100,7 +118,7 @@ def _evaluating(model, search, *args):
         model.train(was_training)
 
 
-def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
+def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha, trace=None):
     src_mask = padding_mask(src, model.config.pad_id)  # (1, 1, S)
     memory = model.encode(src, src_mask)  # (1, S, D)
     cache = model.new_cache()
@@ -136,6 +154,8 @@ def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
             elif len(keep) < k:
                 rows.append(row)
                 keep.append((seq, s))
+        if trace is not None:
+            trace.append(_beam_step(ys, scores, top, logp.shape[1], k, eos_id, final))
         if not keep:
             break
         index = torch.tensor(rows, device=src.device)
@@ -147,6 +167,28 @@ def _beam(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
         finished += [final(seq, s) for seq, s in zip(ys, scores)]
     finished.sort(key=lambda pair: -pair[1])
     return finished[:top_beams]
+
+
+def _beam_step(ys, scores, top, V, k, eos_id, final) -> dict:
+    """One step of :func:`_beam` as plain data: ``live``, the hypotheses it extended
+    (``tokens``, ``score``: the sum of their log-probabilities), and ``candidates``, its
+    ``2k`` best extensions, best first, each with the fate ``_beam`` gives it: ``"finished"``
+    (``<eos>`` among the ``k`` best; ``final`` is its score divided by the length penalty),
+    ``"live"`` (one of the first ``k`` others) or ``"dropped"``."""
+    candidates, kept = [], 0
+    for rank, (s, i) in enumerate(zip(top.values.tolist(), top.indices.tolist())):
+        row, tok = divmod(i, V)
+        tokens = ys[row].tolist() + [tok]
+        if tok == eos_id:
+            fate = "finished" if rank < k else "dropped"
+        else:
+            fate = "live" if kept < k else "dropped"
+            kept += fate == "live"
+        candidates.append({"tokens": tokens, "score": s, "fate": fate})
+        if fate == "finished":
+            candidates[-1]["final"] = final(torch.tensor(tokens), s)[1]
+    return {"live": [{"tokens": y.tolist(), "score": float(s)} for y, s in zip(ys, scores)],
+            "candidates": candidates}
 
 
 def beam_search_batch(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,

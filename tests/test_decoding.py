@@ -202,3 +202,63 @@ def test_beam_search_runs_one_forward_per_step_for_every_hypothesis_and_sentence
     beam_search_batch(model, src, 8, 1, 2, beam_size=3)
     assert 1 <= len(calls) <= 7  # steps, not steps x sentences
     assert calls[0][0] == len(rows) and max(b for b, _ in calls) > 3
+
+
+def test_greedy_trace_records_what_each_step_saw_and_chose():
+    from illustrated.decoding import TRACE_TOP, _step
+    from illustrated.masks import padding_mask
+
+    model = _model(3).eval()
+    src = torch.tensor([[4, 5, 6, 7, 2], [8, 9, 2, 0, 0], [5, 5, 2, 0, 0]])  # (B, S)
+    trace = []
+    ys = greedy_decode(model, src, 9, 1, 2, trace=trace)  # (B, T)
+    assert torch.equal(ys, greedy_decode(model, src, 9, 1, 2))  # a trace changes nothing
+    assert len(trace) == ys.shape[1] - 1
+    src_mask = padding_mask(src, 0)  # (B, 1, S)
+    memory = model.encode(src, src_mask)  # (B, S, D)
+    done = torch.zeros(3, dtype=torch.bool)
+    for t, step in enumerate(trace):
+        assert step["chosen"] == ys[:, t + 1].tolist()
+        top = _step(model, memory, src_mask, ys[:, :t + 1], None).topk(TRACE_TOP)  # uncached
+        for b in range(3):
+            assert step["top_ids"][b] == top.indices[b].tolist()
+            assert step["top_logp"][b] == pytest.approx(top.values[b].tolist(), abs=1e-9)
+            assert done[b] or step["top_ids"][b][0] == step["chosen"][b]
+        done |= ys[:, t + 1] == 2
+    assert done.any() and not done.all()  # rows that finished and one that did not
+
+
+@pytest.mark.parametrize("max_len", [4, 12])
+def test_beam_trace_is_what_the_search_did(max_len):
+    """Each step's live candidates are the next step's hypotheses; its finished ones, with
+    their final scores, are the search's finished hypotheses; at max_len the last live ones
+    compete too."""
+    model, src, k, alpha = _model(2), torch.tensor([[3, 4, 5, 6, 2]]), 3, 0.6
+    trace = []
+    found = beam_search(model, src, max_len, 1, 2, k, top_beams=100, length_penalty=alpha,
+                        trace=trace)
+    assert [(t.tolist(), s) for t, s in found] == [
+        (t.tolist(), s) for t, s in beam_search(model, src, max_len, 1, 2, k, top_beams=100,
+                                                length_penalty=alpha)]
+    assert trace[0]["live"] == [{"tokens": [1], "score": 0.0}]
+    for step, after in zip(trace, trace[1:]):
+        live = [{"tokens": c["tokens"], "score": c["score"]}
+                for c in step["candidates"] if c["fate"] == "live"]
+        assert live == after["live"]
+    for step in trace:
+        scores = [c["score"] for c in step["candidates"]]
+        assert scores == sorted(scores, reverse=True) and len(scores) <= 2 * k
+        assert sum(c["fate"] == "live" for c in step["candidates"]) <= k
+    ended = {tuple(c["tokens"]): c["final"] for s in trace for c in s["candidates"]
+             if c["fate"] == "finished"}
+    assert all(c["tokens"][-1] == 2 for s in trace for c in s["candidates"]
+               if c["fate"] == "finished")
+    results = {tuple(t.tolist()): s for t, s in found}
+    assert {t: pytest.approx(s) for t, s in ended.items()} == {
+        t: s for t, s in results.items() if t in ended}
+    # Fewer than top_beams finished (or out of length): the last live hypotheses compete too.
+    last = [tuple(c["tokens"]) for c in trace[-1]["candidates"] if c["fate"] == "live"]
+    last = last or [tuple(h["tokens"]) for h in trace[-1]["live"]]
+    assert {t for t in results if t not in ended} == set(last)
+    # 4: the search ran out of length; 12: it settled before, with hypotheses finished.
+    assert (len(last[0]) == max_len) == (max_len == 4) and (ended or max_len == 4)
