@@ -5,6 +5,13 @@
 // ids, each starting with <bos>) it resolves to K Float32Arrays, the log-probabilities of
 // the next token after each prefix. Here the decoder graph computes it (model.mjs).
 // Scores are JavaScript numbers, i.e. float64, as _beam's `.double()` scores.
+//
+// Given a `trace` array, each step appends what it saw and decided, as the Python functions
+// do with theirs: the page's decoding lab shows these records, and the browser check
+// compares them with Python's, step by step.
+
+// illustrated.decoding.TRACE_TOP: the most likely next tokens a greedy step records.
+export const TRACE_TOP = 5;
 
 // torch.argmax: the index of the largest value, the first one among equal maxima.
 export function argmax(values) {
@@ -14,12 +21,15 @@ export function argmax(values) {
 }
 
 // illustrated.decoding.greedy_decode, for one source (B = 1).
-export async function greedyDecode(step, { maxLen, bosId, eosId }) {
+export async function greedyDecode(step, { maxLen, bosId, eosId, trace = null }) {
   const ys = [bosId]; // ys = torch.full((B, 1), bos_id)
   // while ys.shape[1] < max_len and not bool(done.all()):
   while (ys.length < maxLen) {
-    const [logp] = await step([ys]); // _step(model, memory, src_mask, ys, cache)
-    const next = argmax(logp); // .argmax(-1)
+    const [logp] = await step([ys]); // logp = _step(model, memory, src_mask, ys, cache)
+    const next = argmax(logp); // nxt = logp.argmax(-1)
+    // if trace is not None: trace.append(_greedy_step(logp, nxt)): logp.topk(TRACE_TOP)
+    trace?.push({ top: topCandidates([0], [logp], TRACE_TOP).map((c) => [c.tok, c.value]),
+                  chosen: next });
     ys.push(next); // ys = torch.cat([ys, nxt[:, None]], dim=1)
     if (next === eosId) break; // done |= nxt == eos_id
   }
@@ -47,8 +57,10 @@ export function topCandidates(scores, logp, n) {
 }
 
 // illustrated.decoding._beam with top_beams best hypotheses: [{tokens, score}], best first.
+// `trace` gets _beam_step's record of each step: the live hypotheses it extended and its
+// ranked candidates, each with its fate ("finished", "live" or "dropped"), decided here.
 export async function beamSearch(step, { maxLen, bosId, eosId, beamSize, topBeams = 1,
-                                         lengthPenalty }) {
+                                         lengthPenalty, trace = null }) {
   const k = beamSize, alpha = lengthPenalty;
   let ys = [[bosId]]; // ys = torch.full((1, 1), bos_id): (K, 1)
   let scores = [0]; // scores = torch.zeros(1, dtype=torch.float64)
@@ -70,15 +82,24 @@ export async function beamSearch(step, { maxLen, bosId, eosId, beamSize, topBeam
     const logp = await step(ys); // _step(...).double(): (K, V)
     const V = logp[0].length;
     const top = topCandidates(scores, logp, Math.min(2 * k, ys.length * V)); // cand.topk(...)
-    const keep = [];
+    const keep = [], candidates = [];
     top.forEach(({ value, row, tok }, rank) => { // for rank, (s, i) in enumerate(...)
       const seq = [...ys[row], tok]; // torch.cat([ys[row], tensor([tok])])
+      let fate = "dropped";
       if (tok === eosId) {
-        if (rank < k) finished.push(final(seq, value)); // an ending among the k best
+        if (rank < k) { // an ending among the k best
+          finished.push(final(seq, value));
+          fate = "finished";
+        }
       } else if (keep.length < k) {
         keep.push({ seq, value }); // a live hypothesis
+        fate = "live";
       }
+      candidates.push({ tokens: seq, score: value, fate,
+                        ...(fate === "finished" && { final: finished.at(-1).score }) });
     });
+    // if trace is not None: trace.append(_beam_step(ys, scores, top, ...))
+    trace?.push({ live: ys.map((tokens, i) => ({ tokens, score: scores[i] })), candidates });
     if (keep.length === 0) break; // if not keep: break
     ys = keep.map((h) => h.seq); // ys = torch.stack([seq for seq, _ in keep])
     scores = keep.map((h) => h.value); // scores = torch.stack([s for _, s in keep])
