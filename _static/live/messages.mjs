@@ -16,10 +16,17 @@ const EN = {
   reads: (n) => `The model reads ${n} pieces: `,
   beam: (k) => `beam search of size ${k}`,
   greedy: "greedy decoding",
-  translated: (how, seconds) => `Translated by ${how} in ${seconds} s, in this browser.`,
+  translating: (i, n) => `Translating sentence ${i} of ${n} …`,
+  // `done` sentences of `total` translated, the others refused.
+  translated: (how, seconds, done, total) => {
+    const what = total === 1 ? "" : done === total ? ` all ${total} sentences`
+      : ` ${done} of ${total} sentences`;
+    const others = done < total ? "; below, why the others were not" : "";
+    return `Translated${what} by ${how} in ${seconds} s, in this browser${others}.`;
+  },
+  allRefused: (n) => (n === 1 ? "Not translated: the reason is below."
+    : `None of the ${n} sentences can be translated: the reasons are below.`),
   empty: "Type a French sentence first.",
-  tooLong: (n, max) => `That is ${n} pieces; the model reads at most ${max}. ` +
-    "Try a shorter sentence.",
   failed: (message) => `The translator failed: ${message}`,
   noModel: "This build of the book has no model files for the translator " +
     "(`make book` exports them; its messages say why it could not).",
@@ -29,6 +36,24 @@ const EN = {
     "cannot read text.",
   ready: (mb) => `Ready. The first translation loads the model and onnxruntime (${mb} MB).`,
   cannotStart: (message) => `The translator could not start: ${message}`,
+  // The decoding lab (lab.mjs).
+  labWhere: (i, n) => `Step ${i} of ${n}`,
+  labWritten: "Written so far:",
+  labGreedyTop: (n) => `The ${n} most likely next pieces, and the one greedy decoding takes:`,
+  labPiece: "piece",
+  labProbability: "probability",
+  labLogp: "log-probability",
+  labChosen: "← taken",
+  labLive: (n) => `The ${n} live hypotheses this step extends, with their scores (the sum of ` +
+    "their pieces' log-probabilities):",
+  labCandidates: (n) => `Their ${n} best extensions, best first, and what the search does ` +
+    "with each:",
+  labHypothesis: "hypothesis",
+  labScore: "score",
+  labFate: "what happens",
+  labFates: { live: "kept in the beam", dropped: "dropped" },
+  labFinished: (score) => `finished; divided by the length penalty, its score is ${score}`,
+  labEnd: "The decoding stops after this step.",
   labels: {}, // the page's HTML says it in English already
   // illustrated.limits' messages, word for word (tests/test_live_limits.py compares them):
   // the page and `python -m illustrated.translate` answer a sentence in the same words.
@@ -57,9 +82,14 @@ const ZH = {
   reads: (n) => `模型读入 ${n} 个片段：`,
   beam: (k) => `束宽为 ${k} 的束搜索`,
   greedy: "贪心解码",
-  translated: (how, seconds) => `用${how}翻译完成，在本浏览器中耗时 ${seconds} 秒。`,
+  translating: (i, n) => `正在翻译第 ${i} 句（共 ${n} 句）…`,
+  translated: (how, seconds, done, total) => (total === 1
+    ? `用${how}翻译完成，在本浏览器中耗时 ${seconds} 秒。`
+    : done === total ? `用${how}翻译了全部 ${total} 句，在本浏览器中耗时 ${seconds} 秒。`
+      : `用${how}翻译了 ${total} 句中的 ${done} 句，在本浏览器中耗时 ${seconds} 秒；` +
+        "其余各句没有翻译，原因见下。"),
+  allRefused: (n) => (n === 1 ? "没有翻译，原因见下。" : `这 ${n} 句都无法翻译，原因见下。`),
   empty: "请先输入一个法语句子。",
-  tooLong: (n, max) => `这句话有 ${n} 个片段，而模型最多读入 ${max} 个。请换一个短一些的句子。`,
   failed: (message) => `翻译出错：${message}`,
   noModel: "本书的这次构建没有翻译器的模型文件（由 `make book` 导出；它的输出会说明导出失败的原因）。",
   noRuntime: "本书的这次构建缺少翻译器的脚本（onnxruntime-web，由 `make book` 中的 `npm ci` 安装；" +
@@ -67,6 +97,21 @@ const ZH = {
   noTokenizer: "这次构建缺少本页的分词器（_static/live/tokenizer.js），因此无法读入文本。",
   ready: (mb) => `准备就绪。第一次翻译时会加载模型和 onnxruntime（${mb} MB）。`,
   cannotStart: (message) => `翻译器无法启动：${message}`,
+  labWhere: (i, n) => `第 ${i} 步，共 ${n} 步`,
+  labWritten: "已经写出：",
+  labGreedyTop: (n) => `下一个片段最可能的 ${n} 种选择，以及贪心解码选中的那一个：`,
+  labPiece: "片段",
+  labProbability: "概率",
+  labLogp: "对数概率",
+  labChosen: "← 选中",
+  labLive: (n) => `这一步要扩展的 ${n} 个存活假设及其分数（各片段对数概率之和）：`,
+  labCandidates: (n) => `它们最好的 ${n} 个扩展，按分数从高到低排列，以及束搜索如何处理每一个：`,
+  labHypothesis: "假设",
+  labScore: "分数",
+  labFate: "结果",
+  labFates: { live: "留在束中", dropped: "丢弃" },
+  labFinished: (score) => `完成；除以长度惩罚后，分数为 ${score}`,
+  labEnd: "解码在这一步之后结束。",
   labels: {
     french: "法语",
     greedyLabel: "贪心解码",
@@ -79,6 +124,12 @@ const ZH = {
     headMenu: "头",
     selfTitle: "编码器自注意力",
     encoderLayer: "编码器层",
+    sentences: "各句及其译文",
+    whichLabel: "热力图和逐步解码所示的句子：",
+    labTitle: "逐步解码",
+    labPrev: "◀ 上一步",
+    labNext: "下一步 ▶",
+    labStep: "解码步骤",
   },
   limits: { // the same rule, in Chinese
     NO_WORDS: "没有可翻译的内容：句中没有词",

@@ -1,14 +1,18 @@
-// The live translator page (chapters/live_translator.md): read the French, tokenise it as
+// The live translator page (chapters/live_translator.md): cut the box's text into sentences
+// and check each as `python -m illustrated.translate` does (limits.mjs), tokenise it as
 // illustrated.translator does, decode greedily or with beam search (decoding.mjs) with the
-// ONNX graphs (model.mjs), and draw the attention heat maps (heatmap.mjs); its words come
-// from messages.mjs, in the language of the edition.
+// ONNX graphs (model.mjs), and draw the attention heat maps (heatmap.mjs) and the decoding
+// lab (lab.mjs) for one sentence; its words come from messages.mjs, in the edition's
+// language.
 //
 // For the browser check (scripts/browser_checks/live_translator.py) the page exposes
-// window.liveTranslator: `ready` (a promise), `runs` (translations shown so far), `last`
-// (the last one's ids) and translateIds(srcIds, {beam}) (ids in, ids out, no tokenizer).
+// window.liveTranslator: `ready` (a promise), `runs` (presses of Translate answered so far),
+// `last` (the last one's sentences: verdicts and ids) and translateIds(srcIds, {beam})
+// (ids in, ids out and the decoding's trace, no tokenizer).
 
 import { beamSearch, greedyDecode } from "./decoding.mjs";
 import { heatmap } from "./heatmap.mjs";
+import { Lab } from "./lab.mjs";
 import { messages as t } from "./messages.mjs";
 import { attentionMatrix, LiveModel } from "./model.mjs";
 
@@ -21,9 +25,10 @@ const say = (text, state) => {
 
 const api = { runs: 0, last: null, translateIds };
 window.liveTranslator = api;
-let manifest, tokenizer, prepare, modelPromise, shown;
+let manifest, tokenizer, prepare, limits, profile, modelPromise, lab;
+let results = []; // this press's sentences: {text, refusal, warnings, srcIds, tokens, ...}
 
-// The model files (about 24 MB with onnxruntime's WebAssembly) load on the first request.
+// The model files (about 10 MB, and onnxruntime's WebAssembly) load on the first request.
 function model() {
   if (!modelPromise) {
     let bytes = 0;
@@ -37,13 +42,15 @@ function model() {
   return modelPromise;
 }
 
-// Source ids -> {srcIds, tokens, score, selfAttention, crossAttention}; `beam` 0: greedy;
-// `maxLen` as illustrated.translator.MAX_LEN unless given.
+// Source ids -> {srcIds, tokens, score, trace, selfAttention, crossAttention}; `beam` 0:
+// greedy; `maxLen` as illustrated.translator.MAX_LEN unless given. `trace`: each decoding
+// step, as decoding.mjs records it (the lab's data).
 async function translateIds(srcIds, { beam = 0, maxLen = manifest.max_len } = {}) {
   const m = await model();
   const encoded = await m.encode(srcIds); // model.encode(src, src_mask)
   const step = m.stepper(encoded);
-  const options = { maxLen, bosId: manifest.bos_id, eosId: manifest.eos_id };
+  const trace = [];
+  const options = { maxLen, bosId: manifest.bos_id, eosId: manifest.eos_id, trace };
   let tokens, score = null;
   if (beam > 0) { // illustrated.translator.translate(..., beam=beam): its length penalty
     ({ tokens, score } = (await beamSearch(step, { ...options, beamSize: beam,
@@ -54,7 +61,8 @@ async function translateIds(srcIds, { beam = 0, maxLen = manifest.max_len } = {}
   // illustrated.translator.cross_attention: the decoder reads <bos> w1 … wn; row i is the
   // step that writes tokens[i + 1].
   const { crossAttention } = await m.decode(encoded, [tokens.slice(0, -1)]);
-  return { srcIds, tokens, score, selfAttention: encoded.selfAttention, crossAttention };
+  return { srcIds, tokens, score, beam, trace, selfAttention: encoded.selfAttention,
+           crossAttention };
 }
 
 const pieces = (ids) => (tokenizer ? tokenizer.pieces(ids) : ids.map(String));
@@ -63,9 +71,14 @@ function fillSelect(select, n, name) {
   select.replaceChildren(...Array.from({ length: n }, (_, i) => new Option(t.numbered(name, i + 1), i)));
 }
 
+// The sentence whose heat maps and decoding lab are shown (the first translated one, or
+// the reader's choice in #lt-which).
+const chosen = () => results[+$("#lt-which").value];
+
 function drawMaps() {
-  if (!shown) return;
-  const { srcIds, tokens, selfAttention, crossAttention } = shown;
+  const result = chosen();
+  if (!result) return;
+  const { srcIds, tokens, selfAttention, crossAttention } = result;
   const src = pieces(srcIds), out = pieces(tokens.slice(1));
   const cl = +$("#lt-cross-layer").value, ch = +$("#lt-cross-head").value;
   const el = +$("#lt-self-layer").value, eh = +$("#lt-self-head").value;
@@ -75,44 +88,108 @@ function drawMaps() {
     t.selfCaption(el + 1, eh + 1)));
 }
 
-function show(result, text, beam, seconds) {
-  shown = result;
-  const outPieces = pieces(result.tokens.slice(1));
-  $("#lt-tokens").replaceChildren(...outPieces.map((p, i) => {
+// The chosen sentence: its pieces, its heat maps, its decoding in the lab.
+function showChosen() {
+  const result = chosen();
+  $("#lt-tokens").replaceChildren(...pieces(result.tokens.slice(1)).map((p, i) => {
     const chip = document.createElement("span");
     chip.className = "lt-token";
     chip.textContent = p;
     chip.title = t.step(i + 1, result.tokens[i + 1]);
     return chip;
   }));
-  $("#lt-translation").textContent = tokenizer ? tokenizer.decode(result.tokens) : "";
   $("#lt-source").textContent = t.reads(result.srcIds.length) + pieces(result.srcIds).join(" ");
-  $("#lt-results").hidden = false;
   drawMaps();
-  api.last = { text, beam, srcIds: result.srcIds, tokens: result.tokens, score: result.score };
-  api.runs += 1;
-  const how = beam > 0 ? t.beam(beam) : t.greedy;
-  say(t.translated(how, seconds.toFixed(2)), "done");
+  lab.show(result);
 }
 
+// Nothing shown from the last text: its pieces, heat maps and decoding.
+function clearShown() {
+  for (const id of ["#lt-tokens", "#lt-cross", "#lt-self"]) $(id).replaceChildren();
+  $("#lt-source").textContent = "";
+  lab.clear();
+}
+
+// One sentence's line in the list: the French, then its translation or its refusal, and
+// its warnings.
+function sentenceItem(result, i) {
+  const item = document.createElement("li");
+  item.className = "lt-sentence";
+  item.dataset.index = i;
+  const part = (tag, cls, text) => {
+    const node = document.createElement(tag);
+    node.className = cls;
+    node.textContent = text;
+    return node;
+  };
+  item.append(part("span", "lt-french", result.text));
+  if (result.refusal) {
+    item.append(part("span", "lt-refusal", result.refusal));
+  } else if (result.tokens) {
+    item.append(part("span", "lt-translation", tokenizer.decode(result.tokens)));
+  } else {
+    item.append(part("span", "lt-pending", "…"));
+  }
+  if (result.warnings.length) {
+    const list = part("ul", "lt-warnings", "");
+    list.append(...result.warnings.map((w) => part("li", "lt-warning", w)));
+    item.append(list);
+  }
+  item.dataset.verdict = result.refusal ? "refused" : result.warnings.length ? "warned" : "ok";
+  return item;
+}
+
+function drawList() {
+  $("#lt-sentences").replaceChildren(...results.map(sentenceItem));
+  $("#lt-sentences").hidden = results.length === 0;
+  const translated = results.map((r, i) => [r, i]).filter(([r]) => r.tokens);
+  const which = $("#lt-which"), before = which.value;
+  which.replaceChildren(...translated.map(([r, i]) => new Option(`${i + 1}. ${r.text}`, i)));
+  if (translated.some(([, i]) => String(i) === before)) which.value = before;
+  $("#lt-which-row").hidden = translated.length < 2;
+  $("#lt-results").hidden = translated.length === 0;
+  return translated.length;
+}
+
+// The reader's text, sentence by sentence: each is checked (limits.mjs) and, unless
+// refused, translated, in order; the list grows as they come.
 async function onSubmit(event) {
   event.preventDefault();
   const text = $("#lt-text").value;
   const beam = $("#lt-beam").checked ? +$("#lt-beam-size").value : 0;
-  const prepared = prepare(text); // illustrated.translator.prepare
-  if (!prepared) return say(t.empty, "ready");
-  const srcIds = tokenizer.encode(prepared); // SubwordTokenizer.encode: [bos, ..., eos]
-  if (srcIds.length > manifest.max_len) {
-    return say(t.tooLong(srcIds.length, manifest.max_len), "ready");
-  }
+  results = limits.sentencesOf(text).map((s) => {
+    const prepared = prepare(s); // illustrated.translator.prepare
+    const srcIds = prepared ? tokenizer.encode(prepared) : null; // [bos, ..., eos]
+    const verdict = limits.checkSentence(s, srcIds ? srcIds.length : 0, profile,
+                                         manifest.max_len, t.limits);
+    return { text: s, srcIds, ...verdict };
+  });
+  const finish = (message, state) => {
+    api.last = { text, beam, sentences: results.map((r) => ({
+      text: r.text, refusal: r.refusal, warnings: r.warnings, srcIds: r.refusal ? null : r.srcIds,
+      tokens: r.tokens ?? null, score: r.score ?? null })) };
+    api.runs += 1;
+    say(message, state);
+  };
+  clearShown();
+  drawList();
+  if (!results.length) return finish(t.empty, "ready"); // an empty box: a clean slate
+  const todo = results.filter((r) => !r.refusal);
+  if (!todo.length) return finish(t.allRefused(results.length), "done");
   $("#lt-go").disabled = true;
   root.dataset.state = "busy";
   try {
     const start = performance.now();
-    const result = await translateIds(srcIds, { beam });
-    show(result, text, beam, (performance.now() - start) / 1000);
+    for (const [n, result] of todo.entries()) {
+      if (todo.length > 1) say(t.translating(n + 1, todo.length));
+      Object.assign(result, await translateIds(result.srcIds, { beam }));
+      if (drawList() === 1) showChosen(); // the first translation: show it at once
+    }
+    const how = beam > 0 ? t.beam(beam) : t.greedy;
+    const seconds = ((performance.now() - start) / 1000).toFixed(2);
+    finish(t.translated(how, seconds, todo.length, results.length), "done");
   } catch (error) {
-    say(t.failed(error.message), "error");
+    finish(t.failed(error.message), "error");
   } finally {
     $("#lt-go").disabled = false;
   }
@@ -126,6 +203,12 @@ function translateLabels() {
   for (const el of root.querySelectorAll("[data-msg-aria]")) {
     if (t.labels[el.dataset.msgAria]) el.setAttribute("aria-label", t.labels[el.dataset.msgAria]);
   }
+}
+
+async function fetchJSON(name) {
+  const response = await fetch(new URL(name, import.meta.url));
+  if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
+  return response.json();
 }
 
 async function start() {
@@ -145,13 +228,19 @@ async function start() {
     $(`#lt-${id}`).addEventListener("change", drawMaps);
   }
   $("#lt-cross-layer").value = manifest.N - 1; // the last layer, as chapter 12's figure
+  $("#lt-which").addEventListener("change", showChosen);
+  lab = new Lab($("#lt-lab"), { pieces, say: t });
   if (!manifest.tokenizer_js) {
     return say(t.noTokenizer, "ids-only");
   }
-  const module = await import("./tokenizer.js");
-  const json = await (await fetch(new URL("tokenizer.json", import.meta.url))).json();
+  // The tokenizer, the command's rule and what the model read in training (limits.json).
+  const [module, rule, json, trained] = await Promise.all([
+    import("./tokenizer.js"), import("./limits.mjs"), fetchJSON("tokenizer.json"),
+    fetchJSON("limits.json")]);
   tokenizer = module.Tokenizer.fromJSON(json);
   prepare = module.prepare;
+  limits = rule;
+  profile = rule.profileFromJSON(trained); // TrainingProfile.from_json
   $("#lt-form").addEventListener("submit", onSubmit);
   $("#lt-go").disabled = false;
   const mb = Object.values(manifest.files).reduce((a, b) => a + b, 0) / 1e6;
