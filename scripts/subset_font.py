@@ -31,7 +31,8 @@ font lacks: rerun this script.
 
 The Chinese edition uses a thousand characters more; it gets a font of its own,
 ``_static/fonts/wqy-microhei-web-zh.woff2`` (``edition_characters()``: the site's, every
-translation in ``locales/zh_CN/``, and the Chinese of the words Sphinx, the theme and the
+translation in ``locales/zh_CN/``, the Chinese words of the live translator's scripts
+(``_static/live/*.mjs``), and the Chinese of the words Sphinx, the theme and the
 extensions write on a Chinese page: "搜索", "上一页" ...). scripts/editions.py serves it to
 the Chinese pages under the English font's name, so cjk.css is the same for both.
 
@@ -57,6 +58,8 @@ ZH_WEB_TARGET = ROOT / "_static" / "fonts" / "wqy-microhei-web-zh.woff2"
 # The Chinese edition's translations, and the catalogues of the words that Sphinx, the
 # theme and the extensions write on a Chinese page (in the installed packages).
 ZH_CATALOGUES = "locales/zh_CN/**/*.po"
+# The Chinese that the pages' scripts write on a Chinese page (the live translator's words).
+ZH_SCRIPTS = ("_static/live/*.mjs",)
 UI_CATALOGUES = ("sphinx/locale/zh_CN/LC_MESSAGES/*.po",
                  "sphinx_book_theme/**/zh_CN/LC_MESSAGES/*.po",
                  "pydata_sphinx_theme/locale/zh/LC_MESSAGES/*.po",
@@ -121,13 +124,15 @@ def site_characters(root: Path = ROOT) -> set[str]:
 
 
 def edition_characters(root: Path = ROOT) -> set[str]:
-    """Every CJK character of the Chinese edition: the site's, the translations', and the
-    translated words of Sphinx, the theme and the extensions."""
+    """Every CJK character of the Chinese edition: the site's, the translations', the pages'
+    scripts' (``ZH_SCRIPTS``) and the translated words of Sphinx, the theme and the
+    extensions."""
     import sphinx
 
     found = site_characters(root)
-    for path in root.glob(ZH_CATALOGUES):
-        found |= cjk_characters(path.read_text(encoding="utf-8"))
+    for pattern in (ZH_CATALOGUES, *ZH_SCRIPTS):
+        for path in root.glob(pattern):
+            found |= cjk_characters(path.read_text(encoding="utf-8"))
     packages = Path(sphinx.__file__).resolve().parent.parent
     for pattern in UI_CATALOGUES:
         for path in packages.glob(pattern):
