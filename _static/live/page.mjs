@@ -167,7 +167,7 @@ async function onSubmit(event) {
   const finish = (message, state) => {
     api.last = { text, beam, sentences: results.map((r) => ({
       text: r.text, refusal: r.refusal, warnings: r.warnings, srcIds: r.refusal ? null : r.srcIds,
-      tokens: r.tokens ?? null, score: r.score ?? null })) };
+      tokens: r.tokens ?? null, score: r.score ?? null, trace: r.trace ?? null })) };
     api.runs += 1;
     say(message, state);
   };

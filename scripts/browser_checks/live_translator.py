@@ -15,7 +15,19 @@ Held-out sentences (the test split), translated by the page in the browser, must
 And opened from file://, the page says in one line to run `make serve`.
 
 (c) The Chinese edition's copy of the page: it speaks Chinese (its status line and the
-    heat map's caption) and translates a typed sentence as Python does.
+    heat map's caption) and translates a typed sentence as Python does; its refusals and
+    warnings are its Chinese templates, filled by Python's check_sentence.
+(d) Odd inputs typed as a reader would (browser_checks/_live_cases.py): several sentences,
+    other scripts, English, digits, an over-long sentence, one longer than any training
+    sentence, an empty box after a translation. The sentences the page lists, their
+    refusals and warnings (word for word), source ids, tokens and shown translations are
+    the command's: each line, limits.split_sentences, check_sentence, greedy_decode and
+    translate. The empty box clears the page; a wide heat map scrolls inside its figure;
+    the sentence menu picks whose maps and decoding are shown.
+(e) The decoding lab: on held-out sentences, each step recorded by decoding.mjs (top
+    pieces and log-probabilities; beam hypotheses, scores, fates) equals the package's
+    own trace (greedy_decode and beam_search given a trace list); the lab shows those
+    steps, and its buttons, slider and arrow keys move between them.
 """
 from __future__ import annotations
 
@@ -24,9 +36,13 @@ import json
 import time
 from pathlib import Path
 
+from browser_checks._live_cases import (check_chinese_verdicts, check_lab, check_odd_inputs,
+                                        reference)
+
 PAGE = "chapters/live_translator.html"
 ZH_PAGE = "zh/" + PAGE  # the Chinese edition's copy: the same model, its words in Chinese
 N_SENTENCES = 32
+N_TRACES = 3  # held-out sentences whose decoding is compared step by step (e)
 BEAM = 4
 EXTRA, SHORT = 4, 4  # sentences also checked with beam sizes 1 and 8, and max_len SHORT
 
@@ -122,7 +138,8 @@ def check_typed(page, refs) -> list[str]:
                                    "=== 'error'", timeout=30000)
             last = page.evaluate("window.liveTranslator.last")
             how = f"sentence {i} ({ref['text']!r}), {'beam' if beam else 'greedy'}, typed"
-            if last is None or last["text"] != ref["text"]:
+            last = last and len(last["sentences"]) == 1 and last["sentences"][0]
+            if not last or last["text"] != ref["text"]:
                 problems.append(f"{PAGE}: live: {how}: no translation shown "
                                 f"({page.locator('#lt-status').text_content()})")
                 continue
@@ -148,8 +165,9 @@ def has_chinese(text: str) -> bool:
     return any("\u4e00" <= c <= "\u9fff" for c in text or "")
 
 
-def check_chinese_page(context, origin: str, refs) -> list[str]:
-    """(c) The Chinese page: its words are Chinese; a typed sentence, greedy, as Python."""
+def check_chinese_page(context, origin: str, refs, package) -> list[str]:
+    """(c) The Chinese page: its words are Chinese; a typed sentence, greedy, as Python;
+    its refusals and warnings."""
     from check_browser import open_page
 
     log: list[str] = []
@@ -169,13 +187,15 @@ def check_chinese_page(context, origin: str, refs) -> list[str]:
     page.locator("#lt-go").click()
     page.wait_for_function("window.liveTranslator.runs >= 1 || document.getElementById"
                            "('lt-app').dataset.state === 'error'", timeout=30000)
-    last = page.evaluate("window.liveTranslator.last") or {}
+    last = (page.evaluate("window.liveTranslator.last") or {"sentences": [{}]})["sentences"]
     problems += [p.replace(PAGE, ZH_PAGE, 1) for p in
-                 differs("sentence 0, greedy, typed", "tokens", last.get("tokens"), ref["greedy"])]
+                 differs("sentence 0, greedy, typed", "tokens", last[0].get("tokens"),
+                         ref["greedy"])]
     caption = page.evaluate("document.querySelector('#lt-cross svg')?.getAttribute('aria-label')"
                             " || document.querySelector('#lt-cross')?.textContent")
     if not has_chinese(caption):
         problems.append(f"{ZH_PAGE}: live: the heat map's caption is not Chinese: {caption!r}")
+    problems += check_chinese_verdicts(page, package, ZH_PAGE)
     page.close()
     return problems + log
 
@@ -206,7 +226,7 @@ def check(context, origin: str, html_dir: Path) -> list[str]:
     if not manifest["runtime"]:
         return [f"{PAGE}: live: no onnxruntime-web in _static/vendor/ (npm ci failed?)"]
     start = time.perf_counter()
-    refs = python_translations(N_SENTENCES)
+    refs, package = python_translations(N_SENTENCES), reference()
     python_s = time.perf_counter() - start
     log: list[str] = []
     page = open_page(context, origin, PAGE, log)
@@ -217,7 +237,9 @@ def check(context, origin: str, html_dir: Path) -> list[str]:
         problems += check_ids(page, refs, manifest)
         if manifest["tokenizer_js"]:
             problems += check_typed(page, refs)
-            typed = "typed"
+            problems += check_odd_inputs(page, package, PAGE)
+            problems += check_lab(page, package, refs[:N_TRACES], PAGE)
+            typed = "typed, odd inputs, the decoding lab"
             shots = html_dir.parent / "screenshots"
             shots.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(shots / "live_translator_translated.png"), full_page=True)
@@ -231,7 +253,7 @@ def check(context, origin: str, html_dir: Path) -> list[str]:
     problems += log + check_file_url(context, html_dir)
     if (html_dir / ZH_PAGE).is_file():
         try:
-            problems += check_chinese_page(context, origin, refs)
+            problems += check_chinese_page(context, origin, refs, package)
         except Error as error:
             problems.append(f"{ZH_PAGE}: live: {str(error).splitlines()[0][:200]}")
     print(f"live translator: {len(refs)} held-out sentences, greedy and beam {BEAM}, ids in "

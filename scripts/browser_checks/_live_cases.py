@@ -1,0 +1,347 @@
+"""What scripts/browser_checks/live_translator.py types into the live translator page beyond
+held-out sentences, and what Python says about it (not a check of its own: the leading
+underscore keeps check_browser.py from running it).
+
+- Odd inputs (``odd_inputs``): several sentences on a line and on several lines, Chinese,
+  Cyrillic, English, digits only, an over-long sentence, one longer in words than any
+  training sentence, accented French with curly apostrophes, an empty box. Python's answer
+  (``python_verdicts``) is the command's: each line, ``illustrated.limits.split_sentences``,
+  then ``check_sentence`` and, unless refused, ``greedy_decode`` and ``translate``.
+- Decoding traces (``python_traces``): ``greedy_decode`` and ``beam_search`` given a
+  ``trace`` list, the steps the page's decoding lab shows, recorded by the package itself.
+"""
+from __future__ import annotations
+
+import inspect
+from contextlib import nullcontext
+from unittest import mock
+
+BEAM = 4
+TEMPLATES = ("NO_WORDS", "NOT_LATIN", "TOO_LONG", "LONGER_THAN_TRAINING", "MOSTLY_UNKNOWN")
+FILLER = ("le", "chat", "dort", "et", "la", "souris", "mange", "du", "pain")  # one piece each
+
+
+def reference():
+    """The shipped translator, its tokenizer, what it read in training, MAX_LEN."""
+    from illustrated.limits import training_profile
+    from illustrated.translator import MAX_LEN, load_translator
+
+    model, tok, blob = load_translator()
+    return model, tok, training_profile(blob.get("train_config")), MAX_LEN
+
+
+def _pieces(tok, sentence: str) -> int:
+    """``len(tokenizer.encode(prepare(sentence)))``: what check_sentence is given (0 for a
+    sentence that prepare() empties: it has no words, and is refused before)."""
+    from illustrated.translator import prepare
+
+    prepared = prepare(sentence)
+    return len(tok.encode(prepared)) if prepared else 0
+
+
+def odd_inputs(tok, profile, max_len) -> list[tuple[str, str]]:
+    """(what it tries, the text typed). The long ones are built from the profile, so that
+    they still try what they say after the model is retrained."""
+    long, words = [], []
+    for w in (FILLER * 20):  # more words than any training sentence, at least 30 pieces
+        words.append(w)
+        long = " ".join(words).capitalize() + "."
+        if len(words) > profile.max_words and _pieces(tok, long) >= 30:
+            break
+    too_long = " ".join(["anticonstitutionnellement"] * max_len) + "."
+    return [
+        ("three sentences on one line", "Je suis étudiant. Il fait beau ! Tu viens ?"),
+        ("two lines, a blank line, digits", "J'ai faim.\n\nAllons manger.\n42 ?"),
+        ("Chinese", "我是学生。"),
+        ("Cyrillic", "Привет, как дела ?"),
+        ("English", "I am a student and I like my cat."),
+        ("digits only", "12345"),
+        ("longer than training, wide heat maps", long),
+        ("over-long", too_long),
+        ("accents, curly apostrophes, no capital, no full stop", "l’été dernier, j’étais chez ma sœur"),
+        ("French and Cyrillic", "Bonjour ! Je m'appelle Иван."),
+        ("an empty box after a translation", ""),
+    ]
+
+
+def python_verdicts(model, tok, profile, max_len, text: str, templates=None) -> list[dict]:
+    """The command's answer to ``text``, sentence by sentence: ``text``, ``refusal``,
+    ``warnings`` and, if translated, ``ids``, ``tokens`` (greedy) and ``translation``.
+    ``templates``: other words for the messages (the Chinese page's), put in place of
+    illustrated.limits' English for the call, so that Python's own check_sentence fills
+    them."""
+    import torch
+
+    from illustrated import limits
+    from illustrated.decoding import greedy_decode
+    from illustrated.translator import prepare, translate
+
+    out = []
+    for line in text.splitlines():
+        for s in limits.split_sentences(line):
+            with mock.patch.multiple(limits, **templates) if templates else nullcontext():
+                v = limits.check_sentence(s, _pieces(tok, s), profile, max_len)
+            row = {"text": s, "refusal": v.refusal, "warnings": list(v.warnings)}
+            if v.refusal is None:
+                ids = tok.encode(prepare(s))
+                row["ids"] = ids
+                row["tokens"] = greedy_decode(model, torch.tensor([ids]), max_len, tok.bos_id,
+                                              tok.eos_id)[0].tolist()
+                row["translation"], = translate(model, tok, [prepare(s)])
+            out.append(row)
+    return out
+
+
+def python_traces(model, tok, french: str, max_len: int) -> dict:
+    """The package's own record of decoding ``french``: ``greedy`` and ``beam`` (size BEAM,
+    translate()'s length penalty), each a list of steps."""
+    import torch
+
+    from illustrated.decoding import beam_search, greedy_decode
+    from illustrated.translator import prepare, translate
+
+    alpha = inspect.signature(translate).parameters["length_penalty"].default
+    src = torch.tensor([tok.encode(prepare(french))])  # (1, S)
+    greedy, beam = [], []
+    greedy_decode(model, src, max_len, tok.bos_id, tok.eos_id, trace=greedy)
+    beam_search(model, src, max_len, tok.bos_id, tok.eos_id, BEAM, length_penalty=alpha,
+                trace=beam)
+    # One source: row 0 of each greedy step, as the page records it ([id, logp] pairs).
+    greedy = [{"top": [list(p) for p in zip(s["top_ids"][0], s["top_logp"][0])],
+               "chosen": s["chosen"][0]} for s in greedy]
+    return {"greedy": greedy, "beam": beam}
+
+
+def trace_differences(got: list, want: list, tol: float = 2e-4) -> list[str]:
+    """Where the page's trace (decoding.mjs) is not Python's: step count, pieces, choices,
+    fates exactly; log-probabilities and scores to ``tol`` (ONNX Runtime's float32 against
+    torch's)."""
+    out = [] if len(got) == len(want) else [f"{len(got)} steps, Python {len(want)}"]
+    close = lambda a, b: a is not None and b is not None and abs(a - b) <= tol  # noqa: E731
+    for i, (g, w) in enumerate(zip(got, want)):
+        if "chosen" in w:  # greedy
+            same = ([t for t, _ in g["top"]] == [t for t, _ in w["top"]]
+                    and all(close(a, b) for (_, a), (_, b) in zip(g["top"], w["top"])))
+            if g["chosen"] != w["chosen"] or not same:
+                out.append(f"step {i + 1}: top {g['top']} chose {g['chosen']}, Python "
+                           f"{w['top']} chose {w['chosen']}")
+            continue
+        live = [h["tokens"] for h in g["live"]] == [h["tokens"] for h in w["live"]] and all(
+            close(a["score"], b["score"]) for a, b in zip(g["live"], w["live"]))
+        cands = [(c["tokens"], c["fate"]) for c in g["candidates"]] == [
+            (c["tokens"], c["fate"]) for c in w["candidates"]] and all(
+            close(a["score"], b["score"]) and close(a.get("final", 0), b.get("final", 0))
+            for a, b in zip(g["candidates"], w["candidates"]))
+        if not (live and cands):
+            out.append(f"step {i + 1}: live {g['live']} candidates {g['candidates']}, Python "
+                       f"live {w['live']} candidates {w['candidates']}"[:600])
+    return out[:3]
+
+
+def chinese_templates(page) -> dict:
+    """The Chinese page's words for the limits' messages (messages.mjs, as the page has it)."""
+    return page.evaluate("""async () => (await import(
+        new URL('../_static/live/messages.mjs', location.href).href)).editions.zh.limits""")
+
+
+# ---------------------------------------------------------------- the page's side
+
+def submit(page, text: str, beam: int = 0) -> None:
+    """Type ``text`` into the box, pick greedy or beam, press Translate, wait for the
+    page's answer."""
+    runs = page.evaluate("window.liveTranslator.runs")
+    page.locator("#lt-text").fill(text)
+    if beam:
+        page.locator("#lt-beam").check()
+        page.locator("#lt-beam-size").select_option(str(beam))
+    else:
+        page.locator("#lt-greedy").check()
+    page.locator("#lt-go").click()
+    page.wait_for_function(f"window.liveTranslator.runs >= {runs + 1} || document."
+                           "getElementById('lt-app').dataset.state === 'error'", timeout=60000)
+
+
+# What the reader sees: the list of sentences, and what is on screen below it.
+SHOWN_JS = """() => {
+  const app = document.getElementById('lt-app'), q = (s) => app.querySelector(s);
+  const visible = (el) => !!el && !el.closest('[hidden]') && el.getClientRects().length > 0;
+  return {
+    sentences: [...app.querySelectorAll('#lt-sentences li.lt-sentence')].map(li => ({
+      text: li.querySelector('.lt-french')?.textContent ?? null,
+      translation: li.querySelector('.lt-translation')?.textContent ?? null,
+      refusal: li.querySelector('.lt-refusal')?.textContent ?? null,
+      warnings: [...li.querySelectorAll('.lt-warning')].map(w => w.textContent)})),
+    status: q('#lt-status').textContent,
+    maps: ['#lt-cross', '#lt-self'].map(id => { const svg = q(`${id} svg`);
+      return svg && visible(svg) ? [+svg.dataset.rows, +svg.dataset.cols] : null; }),
+    lab: visible(q('#lt-lab')) ? +q('#lt-lab-step').max : null,
+    menu: visible(q('#lt-which')) ? [...q('#lt-which').options].map(o => +o.value) : null,
+  };
+}"""
+
+# The widest map's figure: how wide its map is, how wide the figure shows it, and whether
+# the figure or the page runs past the translator's box.
+SCROLL_JS = """() => {
+  const fig = document.querySelector('#lt-self').closest('figure');
+  const svg = fig.querySelector('svg'), box = document.getElementById('lt-app');
+  return {map: svg.getBoundingClientRect().width, shown: fig.clientWidth,
+          scrolls: fig.scrollWidth > fig.clientWidth,
+          past: fig.getBoundingClientRect().right - box.getBoundingClientRect().right,
+          page: document.documentElement.scrollWidth - window.innerWidth,
+          room: box.clientWidth};
+}"""
+
+
+def check_odd_inputs(page, ref, page_name: str) -> list[str]:
+    """(d) Each odd input typed, greedy: the page's answer is the command's."""
+    model, tok, profile, max_len = ref
+    problems, tried = [], set()
+    say = lambda what, text, msg: problems.append(  # noqa: E731
+        f"{page_name}: live: odd input ({what}: {text!r:.40}): {msg}")
+    for what, text in odd_inputs(tok, profile, max_len):
+        want = python_verdicts(model, tok, profile, max_len, text)
+        submit(page, text)
+        shown = page.evaluate(SHOWN_JS)
+        last = page.evaluate("window.liveTranslator.last.sentences")
+        if len(shown["sentences"]) != len(want) or len(last) != len(want):
+            say(what, text, f"the page lists {[s['text'] for s in shown['sentences']]}, "
+                f"Python's sentences are {[w['text'] for w in want]}")
+            continue
+        for i, (seen, got, w) in enumerate(zip(shown["sentences"], last, want)):
+            tried |= {w["refusal"].split(":")[0]} if w["refusal"] else {"translated"}
+            tried |= {x.split(" (")[0] for x in w["warnings"]}
+            mine = {"text": seen["text"], "refusal": seen["refusal"], "warnings": seen["warnings"],
+                    "translation": seen["translation"]}
+            theirs = {k: w.get(k) for k in mine}
+            if mine != theirs:
+                say(what, text, f"sentence {i + 1} shows {mine}, the command says {theirs}")
+            if "ids" in w and (got["srcIds"], got["tokens"]) != (w["ids"], w["tokens"]):
+                say(what, text, f"sentence {i + 1}: ids {got['srcIds']} -> {got['tokens']}, "
+                    f"Python's {w['ids']} -> {w['tokens']}")
+        first = next((w for w in want if "ids" in w), None)
+        maps = first and [[len(first["tokens"]) - 1, len(first["ids"])],
+                          [len(first["ids"]), len(first["ids"])]]
+        if shown["maps"] != (maps or [None, None]) or (shown["lab"] is None) != (first is None):
+            say(what, text, f"heat maps {shown['maps']} and lab {shown['lab']}, expected maps "
+                f"{maps} of its first translated sentence{'' if first else ' (none)'}")
+        if not want and (shown["sentences"] or "first" not in shown["status"]):
+            say(what, text, f"the box is empty, yet the page shows {shown}"[:300])
+        if "wide" in what:
+            problems += [f"{page_name}: live: {m}" for m in check_scroll(page)]
+        if "three sentences" in what:
+            problems += [f"{page_name}: live: {m}" for m in check_menu(page, want)]
+    wanted = {"translated", "nothing to translate", "not French", "too long",
+              "longer than any sentence the model was trained on", "mostly unknown words"}
+    if tried != wanted:
+        problems.append(f"{page_name}: live: the odd inputs no longer try {wanted - tried} "
+                        "(_live_cases.odd_inputs)")
+    return problems
+
+
+def check_scroll(page) -> list[str]:
+    """A map wider than the translator's box scrolls inside its figure."""
+    got = page.evaluate(SCROLL_JS)
+    if got["map"] <= got["room"]:
+        return [f"the wide input's map ({got['map']:.0f} px) fits the box ({got['room']} px): "
+                "it no longer tests scrolling (make it longer in _live_cases.odd_inputs)"]
+    if not got["scrolls"] or got["past"] > 1 or got["page"] > 0:
+        return [f"a {got['map']:.0f}-px heat map does not scroll inside its figure: figure "
+                f"{got['shown']} px wide, {got['past']:.0f} px past the translator's box, "
+                f"the page {got['page']} px wider than the window"]
+    return []
+
+
+def check_menu(page, want: list[dict]) -> list[str]:
+    """The sentence menu: one entry per translated sentence; the second one's maps and
+    decoding lab once it is picked."""
+    shown = page.evaluate(SHOWN_JS)
+    translated = [i for i, w in enumerate(want) if "ids" in w]
+    if shown["menu"] != translated:
+        return [f"the sentence menu offers {shown['menu']}, the translated ones are {translated}"]
+    second = want[translated[1]]
+    page.locator("#lt-which").select_option(str(translated[1]))
+    shown = page.evaluate(SHOWN_JS)
+    steps = page.evaluate(f"window.liveTranslator.last.sentences[{translated[1]}].trace.length")
+    expected = [[len(second["tokens"]) - 1, len(second["ids"])], [len(second["ids"])] * 2]
+    if shown["maps"] != expected or shown["lab"] != steps:
+        return [f"sentence {translated[1] + 1} picked: maps {shown['maps']} and lab "
+                f"{shown['lab']} steps, expected {expected} and {steps}"]
+    return []
+
+
+# The lab as shown: its step, the rows of its last table (data-id or data-fate), its end.
+LAB_JS = """() => { const lab = document.getElementById('lt-lab');
+  const tables = lab.querySelectorAll('#lt-lab-view table'), rows = tables[tables.length - 1];
+  return {step: +lab.dataset.step, end: !!lab.querySelector('.lt-lab-end'),
+          chosen: +(lab.querySelector('tr.lt-chosen')?.dataset.id ?? -1),
+          fates: [...rows.querySelectorAll('tbody tr')].map(r => r.dataset.fate ?? null)}; }"""
+
+
+def check_lab(page, ref, refs, page_name: str) -> list[str]:
+    """(e) decoding.mjs's trace equals the package's on held-out sentences, greedy and
+    beam; the lab shows it, and moves by buttons, slider and arrow keys."""
+    model, tok, _, max_len = ref
+    problems = []
+    for i, r in enumerate(refs):
+        want = python_traces(model, tok, r["text"], max_len)
+        for mode, beam in (("greedy", 0), ("beam", BEAM)):
+            got = page.evaluate("""async ([ids, beam]) => (await window.liveTranslator
+                .translateIds(ids, {beam})).trace""", [r["ids"], beam])
+            problems += [f"{page_name}: live: lab: sentence {i} ({r['text']!r}), {mode}: {m}"
+                         for m in trace_differences(got, want[mode])]
+    for mode, beam in (("greedy", 0), ("beam", BEAM)):  # what the lab shows, typed
+        submit(page, refs[0]["text"], beam)
+        trace = page.evaluate("window.liveTranslator.last.sentences[0].trace")
+        problems += [f"{page_name}: live: lab ({mode}): {m}"
+                     for m in check_lab_view(page, trace, beam)]
+    return problems
+
+
+def check_lab_view(page, trace: list, beam: int) -> list[str]:
+    """The lab at each step shows that step of ``trace``; Enter on a button, the arrow
+    keys and the slider's End move it."""
+    problems, n = [], len(trace)
+    for step in range(1, n + 1):
+        page.locator("#lt-lab-step").fill(str(step))  # the slider, set as a reader drags it
+        got = page.evaluate(LAB_JS)
+        want = ([c["fate"] for c in trace[step - 1]["candidates"]] if beam
+                else trace[step - 1]["chosen"])
+        if got["step"] != step or (got["fates"] if beam else got["chosen"]) != want:
+            problems.append(f"step {step} shows {got}, its trace says {want}")
+        if got["end"] != (step == n):
+            problems.append(f"step {step} of {n}: the end of the decoding shown: {got['end']}")
+    moves = [("#lt-lab-next", "Home", 1), ("#lt-lab-next", "Enter", 2),
+             ("#lt-lab-next", "ArrowRight", 3), ("#lt-lab-prev", "ArrowLeft", 2),
+             ("#lt-lab-step", "End", n)]
+    for target, key, expect in moves:
+        if key == "Home":
+            page.locator("#lt-lab-step").fill("1")
+            continue
+        page.locator(target).focus()
+        page.keyboard.press(key)
+        at = page.evaluate("+document.getElementById('lt-lab').dataset.step")
+        if at != min(expect, n):
+            problems.append(f"{key} on {target} went to step {at}, not {min(expect, n)}")
+    return problems
+
+
+def check_chinese_verdicts(page, ref, page_name: str) -> list[str]:
+    """(c) The Chinese page's refusals and warnings: its own templates, filled as Python's
+    check_sentence fills the English, on a few odd inputs."""
+    model, tok, profile, max_len = ref
+    templates = chinese_templates(page)
+    problems = []
+    for what, text in odd_inputs(tok, profile, max_len):
+        if what not in ("Chinese", "English", "digits only", "over-long",
+                        "longer than training, wide heat maps"):
+            continue
+        want = python_verdicts(model, tok, profile, max_len, text, templates)
+        submit(page, text)
+        shown = page.evaluate(SHOWN_JS)["sentences"]
+        mine = [(s["refusal"], s["warnings"]) for s in shown]
+        theirs = [(w["refusal"], w["warnings"]) for w in want]
+        if mine != theirs or not all(any("\u4e00" <= c <= "\u9fff" for c in m or "中")
+                                     for r, ws in mine for m in [r, *ws]):
+            problems.append(f"{page_name}: live: odd input ({what}): the Chinese page says "
+                            f"{mine}, its templates filled by Python say {theirs}")
+    return problems
