@@ -15,8 +15,8 @@
 
 // Python's str.isspace() (and so the `\s` of Python's re, and str.strip()): JavaScript's
 // `\s` differs (it has U+FEFF, lacks U+001C-U+001F and U+0085), so the set is spelled out.
-export const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029" +
-                 "\\u202f\\u205f\\u3000";
+export const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a" +
+                        "\\u2028\\u2029\\u202f\\u205f\\u3000";
 const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 
 // illustrated.corpus._SPACES: `[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]+`

@@ -58,7 +58,8 @@ def odd_inputs(tok, profile, max_len) -> list[tuple[str, str]]:
         ("digits only", "12345"),
         ("longer than training, wide heat maps", long),
         ("over-long", too_long),
-        ("accents, curly apostrophes, no capital, no full stop", "l’été dernier, j’étais chez ma sœur"),
+        ("accents, curly apostrophes, no capital, no full stop",
+         "l’été dernier, j’étais chez ma sœur"),
         ("French and Cyrillic", "Bonjour ! Je m'appelle Иван."),
         ("an empty box after a translation", ""),
     ]
