@@ -9,7 +9,8 @@ sentence-by-sentence comparison (wins, losses, ties, the largest of each); the t
 into sentences at most one word from a training sentence and the rest, each scored; BLEU by
 source length; the names copy probe (:mod:`illustrated.names`); the probe set of our own
 sentences, kind by kind; and the test translations themselves, so a chapter recomputes from
-them without translating. The same checkpoint gives the same file. A missing or foreign
+them without translating. The same checkpoint gives the same file. On a CPU shared with
+other work, ``OMP_NUM_THREADS=1`` is faster (threads that wait for each other). A missing or foreign
 checkpoint, or an output that cannot be written, gets a one-line message (exit status 1).
 """
 from __future__ import annotations
@@ -44,6 +45,9 @@ def _parser():
                    help=f"the JSON file to write (default {_rel(OUT)})")
     p.add_argument("--resamples", type=at_least(1), default=1000,
                    help="bootstrap resamples of the test sentences (default %(default)s)")
+    p.add_argument("--probe", default=str(PROBE),
+                   help="the probe set, kind<TAB>french<TAB>english (default "
+                   f"{_rel(PROBE)}: our own sentences)")
     p.add_argument("--limit", type=at_least(0), default=0,
                    help="score only the first N test pairs, for a quick check (0: all)")
     return p
@@ -108,20 +112,22 @@ def _names(model, tok, test, train) -> dict:
     return result
 
 
-def _probe(model, tok, resamples) -> dict:
-    rows = load_probe(PROBE)
-    scored = {k: probe_scores(model, tok, PROBE, beam, resamples) for k, beam in
+def _probe(model, tok, path, resamples) -> dict:
+    rows = load_probe(path)
+    scored = {k: probe_scores(model, tok, path, beam, resamples) for k, beam in
               (("greedy", 0), ("beam", BEAM))}
-    return {"file": "chapters/data/tatoeba/probe.tsv",
+    return {"file": _rel(path),
             **{k: s["kinds"] for k, s in scored.items()},
             "translations": [{"kind": kind, "french": f, "english": e,
                               **{k: s["translations"][i] for k, s in scored.items()}}
                              for i, (kind, f, e) in enumerate(rows)]}
 
 
-def evaluate(model, tok, train_config=None, resamples: int = 1000, limit: int = 0) -> dict:
+def evaluate(model, tok, train_config=None, resamples: int = 1000, limit: int = 0,
+             probe=PROBE) -> dict:
     """Everything the command writes, as a JSON-ready dict (see the module docstring).
-    ``train_config`` (the checkpoint's) names the split's seed and the training pairs."""
+    ``train_config`` (the checkpoint's) names the split's seed and the training pairs;
+    ``limit`` keeps the first test pairs only (0: all); ``probe`` is the probe set's file."""
     cfg = train_config or {}
     seed = int(cfg.get("seed", 0))
     split = load_split(seed=seed)
@@ -143,7 +149,7 @@ def evaluate(model, tok, train_config=None, resamples: int = 1000, limit: int = 
         "near_neighbours": _near_neighbours(out, test, train, resamples),
         "by_length": _by_length(out, test, resamples),
         "names_probe": _names(model, tok, test, train),
-        "probe": _probe(model, tok, resamples),
+        "probe": _probe(model, tok, probe, resamples),
         "translations": out,
     }
 
@@ -165,10 +171,11 @@ def main(argv=None) -> int:
         print(f"read: {_rel(args.checkpoint)}", flush=True)
         start = time.perf_counter()
         report = {"checkpoint": _rel(args.checkpoint),
-                  **evaluate(model, tok, blob.get("train_config"), args.resamples, args.limit)}
+                  **evaluate(model, tok, blob.get("train_config"), args.resamples, args.limit,
+                             args.probe)}
         try:
             _write_json(report, args.out)
-        except OSError as error:
+        except OSError as error:  # a folder that does not exist or cannot be written
             print(f"{PROG}: cannot write {args.out}: {error}", file=sys.stderr)
             return 1
     for line in summary(report):
