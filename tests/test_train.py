@@ -119,3 +119,24 @@ def test_command_cannot_write_is_one_line(tmp_path, capsys):
     assert main(["--steps", "1", "--out", str(tmp_path / "file" / "t.pt")]) == 1
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("python -m illustrated.train: ")
+
+
+def test_real_command_scores_with_sacrebleus_signatures(tmp_path, capsys):
+    """--corpus tatoeba ends with held-out BLEU and chrF by illustrated.evaluation
+    (sacreBLEU's defaults), greedy and beam, their signatures kept in the checkpoint."""
+    from illustrated.train import main
+
+    out = tmp_path / "t.pt"
+    assert main(["--corpus", "tatoeba", "--tiny", "--limit", "100", "--steps", "1",
+                 "--max-tokens", "300", "--eval-limit", "4", "--no-progress", "--device",
+                 "cpu", "--state", str(tmp_path / "s.pt"), "--out", str(out)]) == 0
+    scores = torch.load(out, weights_only=True)["scores"]
+    assert scores["set"] == "test" and scores["sentences"] == 4
+    assert scores["bleu_signature"] == ("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|"
+                                        "version:2.6.0")
+    assert scores["chrf_signature"] == ("nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|"
+                                        "version:2.6.0")
+    for key in ("bleu", "beam_bleu", "chrf", "beam_chrf", "unaveraged_bleu",
+                "unaveraged_beam_bleu"):
+        assert 0 <= scores[key] <= 100, key
+    assert "held-out: " in capsys.readouterr().out
