@@ -63,8 +63,8 @@ def corpus_scores(hyps, refs) -> dict:
         hyps: N translations, str each.
         refs: N references, str each, in the same order.
     Returns:
-        ``{"sentences": N, "bleu": float, "chrf": float, "bleu_signature": str,
-        "chrf_signature": str}``; scores on sacreBLEU's 0-100 scale.
+        a dict: ``sentences`` (N), ``bleu`` and ``chrf`` (floats on sacreBLEU's 0-100
+        scale), ``bleu_signature`` and ``chrf_signature`` (str).
     """
     _check_aligned(refs, hyps=hyps)
     out = {"sentences": len(refs)}
@@ -117,9 +117,9 @@ def paired_bootstrap(hyps_a, hyps_b, refs, resamples: int = 1000, seed: int = 0)
         hyps_a, hyps_b: N translations each, of the same N sources.
         refs: the N references.
     Returns:
-        ``{"a", "b", "delta", "low", "high", "b_wins", "resamples", "seed"}``: BLEU of each
-        on the whole set, ``delta = b - a``, its 95 % interval over the resamples, and the
-        share of resamples where ``b`` scores strictly higher.
+        a dict: ``a`` and ``b`` (BLEU of each on the whole set), ``delta`` (``b - a``),
+        ``low`` and ``high`` (its 95 % interval over the resamples), ``b_wins`` (the share
+        of resamples where ``b`` scores strictly higher), ``resamples`` and ``seed``.
     """
     _check_aligned(refs, hyps_a=hyps_a, hyps_b=hyps_b)
     _check_resampling(resamples, seed)
@@ -169,14 +169,17 @@ class SentenceComparison:
 
     @property
     def wins(self) -> int:
+        """Sentences where ``b`` has the higher chrF."""
         return int((self._deltas() > 1e-9).sum())
 
     @property
     def losses(self) -> int:
+        """Sentences where ``a`` has the higher chrF."""
         return int((self._deltas() < -1e-9).sum())
 
     @property
     def ties(self) -> int:
+        """Sentences where both have the same chrF."""
         return len(self.refs) - self.wins - self.losses
 
     def largest_wins(self, k: int = 5) -> list[dict]:
@@ -258,8 +261,9 @@ def grouped_scores(hyps, refs, labels, resamples: int = 1000, seed: int = 0) -> 
     compared by their intervals: they share no sentence to pair).
 
     Returns:
-        ``{label: {"sentences", "share", "bleu", "chrf", "bleu_95", "chrf_95"}}`` in order
-        of first appearance; ``share`` is the group's fraction of the N sentences.
+        ``{label: scores}`` in order of first appearance, the scores a dict of
+        ``sentences``, ``share`` (the group's fraction of the N sentences), ``bleu``,
+        ``chrf``, ``bleu_95`` and ``chrf_95`` (``[low, high]``).
     """
     _check_aligned(refs, hyps=hyps)
     if len(labels) != len(refs):
@@ -312,9 +316,9 @@ def probe_scores(model, tok, path=PROBE, beam: int = 0, resamples: int = 1000) -
     """Translate the probe set (:func:`load_probe`) and score it kind by kind.
 
     Returns:
-        ``{"kinds": {kind: {"sentences", "share", "bleu", "chrf", "bleu_95", "chrf_95"}},
-        "translations": [str, ...]}`` (:func:`grouped_scores`; the translations in the
-        file's order). chrF is the one to read: a kind has about ten sentences, too few
+        a dict: ``kinds`` maps each kind to its :func:`grouped_scores` entry (sentences,
+        share, BLEU, chrF and their intervals), ``translations`` lists the translations in
+        the file's order. chrF is the one to read: a kind has about ten sentences, too few
         n-grams for a stable BLEU.
     """
     from .translator import prepare, translate
