@@ -249,8 +249,9 @@ def nearest_training_distance(test_refs, train_refs, cap: int = 2) -> list[int]:
             out.append(0)
             continue
         dels, wild = _variants(words)
-        near = " ".join(words) in deletions or not dels.isdisjoint(exact) or \
-            not wild.isdisjoint(wildcards)
+        near = (" ".join(words) in deletions  # one word fewer than a training sentence
+                or not dels.isdisjoint(exact)  # one word more
+                or not wild.isdisjoint(wildcards))  # one word different
         out.append(1 if near else 2)
     return [min(d, cap) for d in out]
 

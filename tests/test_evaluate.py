@@ -10,7 +10,7 @@ import sacrebleu
 from illustrated import evaluate
 from illustrated.evaluate import main
 
-ARGS = ["--limit", "6", "--resamples", "20"]  # and a probe set of 3 sentences, below
+ARGS = ["--limit", "8", "--resamples", "20"]  # and a probe set of 3 sentences, below
 KEYS = ["checkpoint", "test", "signatures", "scores", "beam_vs_greedy", "near_neighbours",
         "by_length", "names_probe", "probe", "translations"]
 
@@ -49,27 +49,36 @@ def written(tiny_real, probe, tmp_path_factory):
     return status, stdout.getvalue(), out.read_text(encoding="utf-8")
 
 
-def test_writes_every_part(written):
+def test_writes_every_part(written, tiny_real):
     from illustrated.corpus import load_split
+    from illustrated.translator import load_translator, translate
 
     status, _, text = written
     report = json.loads(text)
     assert status == 0 and list(report) == KEYS
-    assert report["test"]["pairs"] == 6 and report["test"]["split_seed"] == 0
-    refs = [e for _, e in load_split().test[:6]]
+    assert report["test"]["pairs"] == 8 and report["test"]["split_seed"] == 0
+    test = load_split().test[:8]
+    refs = [e for _, e in test]
+    model, tok, _ = load_translator(tiny_real)
+    for decoder, beam in (("greedy", 0), ("beam", 4)):
+        assert report["translations"][decoder] == translate(model, tok, [f for f, _ in test],
+                                                            beam=beam)
     for decoder in ("greedy", "beam"):
         hyps = report["translations"][decoder]
-        assert len(hyps) == 6
+        assert len(hyps) == 8
         assert report["scores"][decoder]["bleu"] == sacrebleu.corpus_bleu(hyps, [refs]).score
         assert report["scores"][decoder]["chrf"] == sacrebleu.corpus_chrf(hyps, [refs]).score
     assert report["signatures"]["bleu"].startswith("nrefs:1|case:mixed|eff:no|tok:13a|")
     boot = report["beam_vs_greedy"]["paired_bootstrap"]
     assert boot["resamples"] == 20 and boot["low"] <= boot["delta"] <= boot["high"]
     sentences = report["beam_vs_greedy"]["sentences"]
-    assert sentences["wins"] + sentences["losses"] + sentences["ties"] == 6
+    assert sentences["wins"] + sentences["losses"] + sentences["ties"] == 8
     near = report["near_neighbours"]
-    assert sum(near["distance_counts"].values()) == len(near["distances"]) == 6
-    assert sum(g["sentences"] for g in near["beam"].values()) == 6
+    assert sum(near["distance_counts"].values()) == len(near["distances"]) == 8
+    assert sum(g["sentences"] for g in near["beam"].values()) == 8
+    near_count = sum(d <= 1 for d in near["distances"])
+    assert 0 < near_count < 8  # both parts occur among these 8 pairs
+    assert near["beam"]["near"]["sentences"] == near["greedy"]["near"]["sentences"] == near_count
     assert list(report["probe"]["beam"]) == ["everyday", "names", "long"]
     assert [row["french"] for row in report["probe"]["translations"]] == [
         "Merci.", "Ingrid est là.", "Je pense."]
