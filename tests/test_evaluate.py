@@ -121,7 +121,8 @@ def test_unwritable_output_is_one_line(tiny_real, tmp_path, capsys, monkeypatch)
     out = tmp_path / "file" / "e.json"
     assert main(["--checkpoint", tiny_real, "--out", str(out)]) == 1
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 1 and err[0].startswith(f"python -m illustrated.evaluate: cannot write {out}")
+    assert len(err) == 1
+    assert err[0].startswith(f"python -m illustrated.evaluate: cannot write {out}")
 
 
 def test_default_probe_is_ours():
