@@ -119,3 +119,44 @@ def test_command_cannot_write_is_one_line(tmp_path, capsys):
     assert main(["--steps", "1", "--out", str(tmp_path / "file" / "t.pt")]) == 1
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("python -m illustrated.train: ")
+
+
+def test_real_command_scores_with_sacrebleus_signatures(tmp_path, capsys, monkeypatch):
+    """--corpus tatoeba ends with held-out BLEU and chrF by illustrated.evaluation
+    (sacreBLEU's defaults) of the greedy and the beam translations, their signatures kept in
+    the checkpoint."""
+    import sacrebleu
+
+    from illustrated import translator
+    from illustrated.corpus import load_split
+    from illustrated.train import main
+
+    calls, real = [], translator.translate
+
+    def recorded(model, tok, sentences, beam=0, **kwargs):
+        calls.append((list(sentences), beam, real(model, tok, sentences, beam=beam, **kwargs)))
+        return calls[-1][2]
+    monkeypatch.setattr(translator, "translate", recorded)
+    out = tmp_path / "t.pt"
+    assert main(["--corpus", "tatoeba", "--tiny", "--limit", "100", "--steps", "1",
+                 "--max-tokens", "300", "--eval-limit", "4", "--no-progress", "--device",
+                 "cpu", "--state", str(tmp_path / "s.pt"), "--out", str(out)]) == 0
+    scores = torch.load(out, weights_only=True)["scores"]
+    held = load_split().test[:4]
+    refs = [[e for _, e in held]]
+    assert scores["set"] == "test" and scores["sentences"] == 4
+    # the first translations of the held-out sources: the averaged model's (the dev curve
+    # translates the dev pairs before)
+    src = [f for f, _ in held]
+    greedy = next(c for c in calls if c[:2] == (src, 0))
+    beam = next(c for c in calls if c[:2] == (src, 4))
+    assert scores["bleu"] == sacrebleu.corpus_bleu(greedy[2], refs).score
+    assert scores["chrf"] == sacrebleu.corpus_chrf(greedy[2], refs).score
+    assert scores["beam_bleu"] == sacrebleu.corpus_bleu(beam[2], refs).score
+    assert scores["beam_chrf"] == sacrebleu.corpus_chrf(beam[2], refs).score
+    assert scores["bleu_signature"] == ("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|"
+                                        "version:2.6.0")
+    assert scores["chrf_signature"] == ("nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|"
+                                        "version:2.6.0")
+    assert 0 <= scores["unaveraged_bleu"] <= 100 and 0 <= scores["unaveraged_beam_bleu"] <= 100
+    assert "held-out: " in capsys.readouterr().out
