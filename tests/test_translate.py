@@ -120,14 +120,14 @@ def fake_model(monkeypatch):
 def test_one_output_line_per_input_line_in_one_batch(tiny_real, fake_model, monkeypatch,
                                                      capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO(
-        "merci. je suis là !\n\n  \nbonjour\nil pleut… oui ? non.  \n"))
+        "merci. je suis là !\n\n  \nbonjour\nil pleut… oui ? non.  \nbien\u2028sûr\n"))
     assert main(["--checkpoint", tiny_real]) == 0
     out = capsys.readouterr()
     assert out.out.split("\n") == ["<Merci.> <Je suis là !>", "", "", "<Bonjour.>",
-                                   "<Il pleut…> <Oui ?> <Non.>", ""]
+                                   "<Il pleut…> <Oui ?> <Non.>", "<Bien sûr.>", ""]
     assert len(fake_model) == 1 and fake_model[0]["beam"] == 0  # one greedy call
     assert fake_model[0]["sentences"] == ["Merci.", "Je suis là !", "Bonjour.", "Il pleut…",
-                                          "Oui ?", "Non."]
+                                          "Oui ?", "Non.", "Bien sûr."]  # U+2028 is no newline
     assert out.err.splitlines() == [f"real translator: {tiny_real}"]
 
 
@@ -147,10 +147,9 @@ def test_a_refused_sentence_keeps_the_lines_aligned(tiny_real, fake_model, monke
 
 
 def test_arguments_are_lines_and_numbered(tiny_real, fake_model, capsys):
-    assert main(["merci. oui.", "", "Привет.", "bien\u2028sûr", "--checkpoint",
-                 tiny_real]) == 1
+    assert main(["merci. oui.", "", "Привет.", "bien sûr", "--checkpoint", tiny_real]) == 1
     out = capsys.readouterr()
-    assert out.out.splitlines() == ["<Merci.> <Oui.>", "", "", "<Bien sûr.>"]  # one line; clean() reads U+2028 as a space
+    assert out.out.splitlines() == ["<Merci.> <Oui.>", "", "", "<Bien sûr.>"]
     assert out.err.splitlines()[1].startswith('skipped line 3, "Привет.": not French')
 
 
