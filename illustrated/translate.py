@@ -73,7 +73,12 @@ class _Parser(Parser):
 
 
 def _description() -> str:
-    profile, english = trained_on()
+    try:
+        profile, english = trained_on()
+    except OSError as error:  # an installed package without the corpus
+        return (f"Translate French to English with the real translator the repository "
+                f"ships, or the toy one of chapters 10-11 (--toy). What the real one was "
+                f"trained on cannot be said here: {error}.")
     return (
         f"Translate French to English with the real translator the repository ships, or the "
         f"toy one of chapters 10-11 (--toy). The real translator was trained on "
@@ -125,8 +130,8 @@ def main(argv=None):
             if args.toy or (args.checkpoint and _is_toy(args.checkpoint)):
                 return _toy(args, lines)
             return _real(args, lines)
-        except ValueError as error:  # a damaged or foreign checkpoint, named by the loader
-            print(f"cannot translate: {error}", file=sys.stderr)
+        except (ValueError, FileNotFoundError) as error:  # a damaged or foreign checkpoint,
+            print(f"cannot translate: {error}", file=sys.stderr)  # or no corpus: named
             return 1
 
 

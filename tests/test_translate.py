@@ -231,6 +231,20 @@ def test_help_describes_every_option(capsys):
     assert "--vocab" in text and "greedy decoding" in " ".join(text.split())
 
 
+def test_without_the_corpus_help_and_translation_say_so(tiny_real, tmp_path, monkeypatch,
+                                                        capsys):
+    missing = tmp_path / "eng-fra.tsv"
+    monkeypatch.setattr("illustrated.corpus.TSV", missing)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "cannot be said here: [Errno 2] No such file or directory" in text
+    assert main(["merci", "--checkpoint", tiny_real]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[1].startswith("cannot translate: ") and str(missing) in err[1] and len(err) == 2
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--beam", "0", "merci"], "argument --beam: must be 1 or more, got 0"),
     (["--beam", "-1", "merci"], "argument --beam: must be 1 or more, got -1"),
