@@ -4,13 +4,13 @@ on the Tatoeba pairs by ``make checkpoint-real``), or with the toy one of chapte
 (``--toy``: the latest ``checkpoints/translator-*.pt``, else the shipped
 ``chapters/data/translator.pt``). Greedy, or ``--beam N``; ``--attention`` prints where each
 English piece looked in the French sentence; ``--vocab`` lists the words the toy translator
-knows.
+knows; the model computes on ``--threads`` CPU threads (default 1).
 
 **Input.** All of it is read first: the arguments, each one *line*, or without any the lines
-of stdin. A line may hold several sentences (:func:`illustrated.limits.split_sentences`).
+of stdin. A line may hold several sentences (``illustrated.limits.split_sentences``).
 
 **Checks.** The real translator checks each sentence by the rule the live page applies
-too (:func:`illustrated.limits.check_sentence`): a sentence without words, with letters
+too (``illustrated.limits.check_sentence``): a sentence without words, with letters
 outside the Latin alphabet or longer than the model reads is *refused*; one longer than
 every French training sentence, or made mostly of words that no training sentence has, is
 translated with a *warning*. The toy translator refuses a sentence without words or over
@@ -22,7 +22,8 @@ refused, gives an empty line. The real translator translates all the accepted se
 one batched call. With ``--attention``, each line is followed by the tables of its
 sentences (a legend before the first). stderr holds everything else: the checkpoint read,
 and one line per refusal, ``skipped line N, "...": why``, and per warning, ``warning: line
-N, "...": what`` (N: the line of stdin, or the argument's number).
+N, "...": what`` (N: the line of stdin, or the argument's number). The toy translator's
+messages name the sentence alone (``skipped '...': why``).
 
 **Exit status.** 0; 1 when a sentence was refused, when there is nothing at all to
 translate, or when the checkpoint is missing or unreadable; 2 for a bad option (a
@@ -74,7 +75,7 @@ class _Parser(Parser):
 
 def _description() -> str:
     try:
-        profile, english = trained_on()
+        profile, english = _trained_on()
     except OSError as error:  # an installed package without the corpus
         return (f"Translate French to English with the real translator the repository "
                 f"ships, or the toy one of chapters 10-11 (--toy). What the real one was "
@@ -186,7 +187,7 @@ def _real(args, lines):
               f"any French sentence (python -m illustrated.translate --toy --vocab lists "
               f"the toy translator's words).")
         return 0
-    profile, _ = trained_on(blob.get("train_config"))
+    profile, _ = _trained_on(blob.get("train_config"))
     status, accepted = 0, []  # accepted: (index of the line, the sentence prepared)
     for i, line in enumerate(lines):
         for s in split_sentences(line):
@@ -228,13 +229,13 @@ def lean(model):
     return model
 
 
-def trained_on(train_config: dict | None = None) -> tuple[TrainingProfile, int]:
-    """``(profile, english_max_words)``: the :class:`~illustrated.limits.TrainingProfile` of
-    the pairs a real translator was trained on (its checkpoint's ``train_config``; ``None``:
-    the shipped corpus's default split, as :func:`illustrated.limits.training_profile`), and
-    the words of their longest English sentence. Splitting the corpus takes seconds, so the
-    result is kept in ``$XDG_CACHE_HOME/illustrated/`` (default ``~/.cache``), under a name
-    that changes with the corpus, the rule's and the split's code, the seed and the limit."""
+def _trained_on(train_config: dict | None = None) -> tuple[TrainingProfile, int]:
+    """``(profile, english_max_words)``: the ``TrainingProfile`` of the pairs a real
+    translator was trained on (its checkpoint's ``train_config``; ``None``: the shipped
+    corpus's default split, as ``limits.training_profile``), and the words of their longest
+    English sentence. Splitting the corpus takes seconds, so the result is kept in
+    ``$XDG_CACHE_HOME/illustrated/`` (default ``~/.cache``), under a name that changes with
+    the corpus, the rule's and the split's code, the seed and the limit."""
     from . import corpus, limits
 
     cfg = train_config or {}

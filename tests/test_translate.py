@@ -161,7 +161,7 @@ def test_warnings_go_to_stderr_only(tiny_real, fake_model, capsys):
     assert out.err.splitlines()[1:] == [
         f'warning: line 2, "{long[:59]}…": '
         + limits.LONGER_THAN_TRAINING.format(n=len(limits.words(long)),
-                                           max_words=translate.trained_on()[0].max_words)]
+                                           max_words=translate._trained_on()[0].max_words)]
 
 
 def test_model_runs_lean_on_its_threads_and_leaves_torch_as_it_was(tiny_real, fake_model,
@@ -191,18 +191,18 @@ def test_training_profile_is_cached(split, tmp_path, monkeypatch):
 
     monkeypatch.setattr("illustrated.corpus.load_split", load_split)
     limits._profile.cache_clear()
-    profile, english = translate.trained_on()
+    profile, english = translate._trained_on()
     assert profile == limits.training_profile()  # the rule's own profile
     assert english == max(len(limits.words(e)) for _, e in split.train)
     files = list(tmp_path.glob("illustrated/profile-*.json"))
     assert len(files) == 1
     seeds.clear()
-    assert translate.trained_on({"seed": 0, "limit": 0}) == (profile, english)
+    assert translate._trained_on({"seed": 0, "limit": 0}) == (profile, english)
     assert seeds == []  # read from the file
     files[0].write_text("{damaged")
-    assert translate.trained_on() == (profile, english) and seeds == [0]  # rebuilt
-    assert translate.trained_on({"seed": 0, "limit": 10})[0].pairs == 10
-    assert translate.trained_on({"seed": 1, "limit": 10})[0].pairs == 10
+    assert translate._trained_on() == (profile, english) and seeds == [0]  # rebuilt
+    assert translate._trained_on({"seed": 0, "limit": 10})[0].pairs == 10
+    assert translate._trained_on({"seed": 1, "limit": 10})[0].pairs == 10
     assert seeds == [0, 0, 1]  # another limit or seed: another file
     assert len(list(tmp_path.glob("illustrated/profile-*.json"))) == 3
     limits._profile.cache_clear()
