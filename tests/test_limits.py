@@ -64,7 +64,8 @@ def test_non_latin(text, expected):
 
 
 # The profile
-PAIRS = [("Je suis là.", "I'm here."), ("Il ne voit pas le chat noir.", "He can't see the black cat."),
+PAIRS = [("Je suis là.", "I'm here."),
+         ("Il ne voit pas le chat noir.", "He can't see the black cat."),
          ("Merci !", "Thanks!")]
 
 
