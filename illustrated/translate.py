@@ -4,7 +4,7 @@ on the Tatoeba pairs by ``make checkpoint-real``), or with the toy one of chapte
 (``--toy``: the latest ``checkpoints/translator-*.pt``, else the shipped
 ``chapters/data/translator.pt``). Greedy, or ``--beam N``; ``--attention`` prints where each
 English piece looked in the French sentence; ``--vocab`` lists the words the toy translator
-knows; the model computes on ``--threads`` CPU threads (default 1).
+knows; the model computes on ``--threads`` CPU threads (default 1, or ``OMP_NUM_THREADS``).
 
 **Input.** All of it is read first: the arguments, each one *line*, or without any the lines
 of stdin. A line may hold several sentences (``illustrated.limits.split_sentences``).
@@ -110,10 +110,10 @@ def _parser():
     p.add_argument("--vocab", action="store_true",
                    help="list the words the translator knows and stop (with --toy: its "
                    "French words; the real one reads subword pieces)")
-    p.add_argument("--threads", type=at_least(0), default=1, metavar="N",
-                   help="CPU threads of the model (default 1: its small products gain little "
-                   "from more, and on a busy CPU threads that wait for each other cost much "
-                   "more; 0: PyTorch's default)")
+    p.add_argument("--threads", type=at_least(0), default=None, metavar="N",
+                   help="CPU threads of the model (default 1, or OMP_NUM_THREADS when it is "
+                   "set: the model's small products gain little from more, and on a busy CPU "
+                   "threads that wait for each other cost much more; 0: PyTorch's default)")
     return p
 
 
@@ -131,8 +131,9 @@ def main(argv=None):
             if args.toy or (args.checkpoint and _is_toy(args.checkpoint)):
                 return _toy(args, lines)
             return _real(args, lines)
-        except (ValueError, FileNotFoundError) as error:  # a damaged or foreign checkpoint,
-            print(f"cannot translate: {error}", file=sys.stderr)  # or no corpus: named
+        # a damaged or foreign checkpoint, or no corpus: the message names the file
+        except (ValueError, FileNotFoundError) as error:
+            print(f"cannot translate: {error}", file=sys.stderr)
             return 1
 
 
@@ -150,10 +151,13 @@ def _quote(sentence: str) -> str:
 
 
 @contextlib.contextmanager
-def _threads(n: int):
-    """Inside: torch computes with ``n`` threads (0: unchanged); restored afterwards."""
+def _threads(n: int | None):
+    """Inside: torch computes with ``n`` threads (0: unchanged; ``None``: 1, unless
+    ``OMP_NUM_THREADS`` says otherwise); restored afterwards."""
     import torch
 
+    if n is None:
+        n = 0 if os.environ.get("OMP_NUM_THREADS") else 1
     before = torch.get_num_threads()
     if n:
         torch.set_num_threads(n)

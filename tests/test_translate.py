@@ -165,12 +165,20 @@ def test_warnings_go_to_stderr_only(tiny_real, fake_model, capsys):
 
 
 def test_model_runs_lean_on_its_threads_and_leaves_torch_as_it_was(tiny_real, fake_model,
+                                                                    monkeypatch, request,
                                                                     capsys):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    saved = torch.get_num_threads()
+    torch.set_num_threads(2)  # not 1, whatever the test run uses, so that 1 can be told apart
+    request.addfinalizer(lambda: torch.set_num_threads(saved))
     before = torch.get_num_threads()
     assert main(["merci.", "--checkpoint", tiny_real]) == 0
     assert main(["merci.", "--checkpoint", tiny_real, "--threads", "0"]) == 0
-    assert [c["threads"] for c in fake_model] == [1, before]
-    assert [c["weights"] for c in fake_model] == [False, False]
+    assert main(["merci.", "--checkpoint", tiny_real, "--threads", "3"]) == 0
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")  # the user's choice, kept
+    assert main(["merci.", "--checkpoint", tiny_real]) == 0
+    assert [c["threads"] for c in fake_model] == [1, before, 3, before]
+    assert [c["weights"] for c in fake_model] == [False] * 4
     assert torch.get_num_threads() == before
 
 
