@@ -160,3 +160,52 @@ def test_real_command_scores_with_sacrebleus_signatures(tmp_path, capsys, monkey
                                         "version:2.6.0")
     assert 0 <= scores["unaveraged_bleu"] <= 100 and 0 <= scores["unaveraged_beam_bleu"] <= 100
     assert "held-out: " in capsys.readouterr().out
+
+
+# python -m illustrated.train --corpus tatoeba: interrupted, then resumed
+REAL = ["--corpus", "tatoeba", "--tiny", "--limit", "200", "--steps", "6", "--max-tokens",
+        "300", "--eval", "none", "--no-progress", "--device", "cpu", "--save-every", "200"]
+
+
+@pytest.fixture(scope="module")
+def split_once():
+    from illustrated.corpus import load_split
+
+    return load_split()
+
+
+@pytest.fixture
+def quick_split(split_once, monkeypatch):
+    """The command splits the corpus at each call: the same split, computed once here."""
+    monkeypatch.setattr("illustrated.corpus.load_split", lambda seed=0: split_once)
+
+
+def test_stop_after_then_resume_equals_one_run(tmp_path, quick_split, capsys):
+    from illustrated.train import main
+
+    whole, part = tmp_path / "whole.pt", tmp_path / "part.pt"
+    state = tmp_path / "state.pt"
+    assert main([*REAL, "--state", str(tmp_path / "w-state.pt"), "--out", str(whole)]) == 0
+    assert main([*REAL, "--state", str(state), "--out", str(part), "--stop-after", "3"]) == 0
+    out = capsys.readouterr().out
+    assert f"stopped after 3 of 6 steps; the training state is in {state}" in out
+    assert not part.exists()  # nothing written but the state
+    assert torch.load(state, weights_only=True)["step"] == 3  # saved at the stop, not at 200
+    assert main([*REAL, "--state", str(state), "--out", str(part), "--resume"]) == 0
+    a, b = (torch.load(p, weights_only=True) for p in (whole, part))
+    assert len(a["history"]) == 6 and b["history"] == a["history"]
+    assert a["state_dict"].keys() == b["state_dict"].keys()
+    for k, v in a["state_dict"].items():
+        assert torch.equal(v, b["state_dict"][k]), k
+
+
+def test_resume_without_a_state_says_so_and_does_not_start_over(tmp_path, quick_split,
+                                                               capsys):
+    from illustrated.train import main
+
+    state, out = tmp_path / "missing.pt", tmp_path / "t.pt"
+    assert main([*REAL, "--state", str(state), "--out", str(out), "--resume"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"python -m illustrated.train: no training state to resume from: {state} "
+                   f"does not exist (train without --resume to start anew)"]
+    assert not state.exists() and not out.exists()  # no training happened
