@@ -15,17 +15,17 @@ def load(name):
     return json.loads(path.read_text())["rows"] if path.exists() else None
 
 
-def check(lines, what, rows, key, target, at_most=True, point=lambda r: ""):
+def check(lines, what, rows, key, target, at_most=True, point=lambda r: "", unit="x"):
     """One target over ``rows``: each row's ``key`` must be <= target (or >= if not at_most)."""
     if rows is None:
         lines.append({"what": what, "target": target, "status": "NOT RUN"})
         return
     ok = (lambda v: v <= target) if at_most else (lambda v: v >= target)
     worst = (max if at_most else min)(rows, key=lambda r: r[key])
-    misses = [f"{point(r)} {r[key]:.2f}x" for r in rows if not ok(r[key])]
+    misses = [f"{point(r)} {r[key]:.2f}{unit}" for r in rows if not ok(r[key])]
     lines.append({"what": what, "target": f"{'<=' if at_most else '>='} {target}",
                   "worst": round(worst[key], 3), "worst_at": point(worst).strip(),
-                  "points": len(rows), "missed": misses,
+                  "points": len(rows), "missed": misses, "unit": unit,
                   "status": "MET" if not misses else f"MISSED at {len(misses)} of {len(rows)}"})
 
 
@@ -80,13 +80,23 @@ def main():
                                 f"{r['beam_one_at_a_time_sent_s']:.1f}/s, "
                                 f"{r['one_at_a_time_equal']} of {r['one_at_a_time_sample']} "
                                 f"sampled translations equal)", "status": "info"})
+    command = load("translate_command")
+    check(lines, "python -m illustrated.translate on the test sentences, greedy, sentences/s",
+          command, "command_sent_s", 100, at_most=False, unit=" sentences/s")
+    if command:
+        r = command[0]
+        lines.append({"what": "the command / a direct translate() call on the same sentences",
+                      "figure": f"{r['command_over_direct']:.2f}x the time ("
+                                f"{r['direct_sent_s']:.1f} sentences/s direct; "
+                                f"{r['equal']} of {r['sentences']} lines equal)",
+                      "status": "info"})
     real = load("real_train")
     if real:
         lines.append({"what": "real training, our tokens/s / nn.Transformer's",
                       "figure": f"{real[0]['ratio']:.2f}x", "status": "info"})
     print("\n== Issue 21: every figure and its target ==")
     for line in lines:
-        figure = line.get("figure") or (f"worst {line['worst']:.2f}x"
+        figure = line.get("figure") or (f"worst {line['worst']:.2f}{line['unit']}"
                                         f"{' at ' + line['worst_at'] if line.get('worst_at') else ''}"
                                         if "worst" in line else "")
         target = f" (target {line['target']})" if "target" in line else ""

@@ -7,18 +7,33 @@ comparison, beam search one sentence at a time (:func:`illustrated.decoding.beam
 as ``translate`` did before) on a sample of the test set, checked to give the same
 translations as the batched search.
 
-    python benchmarks/translate.py [--full]   (--full: the one-at-a-time beam on the whole set)
+And the command, ``python -m illustrated.translate``: its ``main()`` reading a file of the
+test sentences, one per line, on stdin (stdout captured), greedy, from the checkpoint read
+to the last line printed, against a direct ``translate()`` call on the same sentences
+(:func:`~illustrated.translator.prepare`-d, the model on the same lean path and thread
+count as the command's): the command's target is 100 sentences/s, and its translations
+must be the direct call's.
+
+    python benchmarks/translate.py [--full] [--command]
+    (--full: the one-at-a-time beam on the whole set; --command: the command's part only)
 """
+import contextlib
+import io
+import os
 import random
+import sys
+import tempfile
 import time
 
 import torch
 
 from _common import full_flag, progress, report
 
+from illustrated import translate as command
 from illustrated.corpus import load_split
 from illustrated.decoding import beam_search
-from illustrated.translator import MAX_LEN, load_translator, translate
+from illustrated.limits import split_sentences
+from illustrated.translator import MAX_LEN, load_translator, prepare, translate
 
 BEAM, ALPHA = 4, 0.6
 
@@ -29,7 +44,71 @@ def timed(fn):
     return out, time.perf_counter() - t0
 
 
+def cpu_timed(fn):
+    """``(out, wall seconds, CPU seconds of this process)``."""
+    c0 = time.process_time()
+    out, wall = timed(fn)
+    return out, wall, time.process_time() - c0
+
+
+def run_command(path, argv=()):
+    """``command.main(argv)`` with ``path`` on stdin; returns (status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with open(path, encoding="utf-8") as stdin, contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        saved, sys.stdin = sys.stdin, stdin
+        try:
+            status = command.main(list(argv))
+        finally:
+            sys.stdin = saved
+    return status, out.getvalue(), err.getvalue()
+
+
+def command_vs_direct(rounds: int = 2):
+    """The command on a file of the test sentences against translate() on them, alternating
+    (command, direct, command, direct ...): the fastest of each."""
+    src = [f for f, _ in load_split().test]
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as f:
+        f.write("\n".join(src) + "\n")
+    model, tok, _ = load_translator()
+    command.lean(model)
+    threads = 1  # the command's default --threads
+    # The command cuts a line into sentences (4 test lines hold two): so does the direct call.
+    cut = [split_sentences(line) for line in src]
+    prepared = [prepare(s) for sentences in cut for s in sentences]
+    run_command(f.name)  # warm-up: fills the training profile's cache, as a first use does
+    times = {"command": [], "direct": []}
+    cpu = {"command": [], "direct": []}
+    for i in range(rounds):
+        (status, out, err), t, c = cpu_timed(lambda: run_command(f.name))
+        times["command"].append(t)
+        cpu["command"].append(c)
+        progress(2 * i + 1, 2 * rounds, f"command: {len(src)} lines in {t:.1f} s (status "
+                 f"{status}, {len(err.splitlines())} lines on stderr)")
+        with command._threads(threads):
+            direct, t, c = cpu_timed(lambda: translate(model, tok, prepared))
+        times["direct"].append(t)
+        cpu["direct"].append(c)
+        progress(2 * i + 2, 2 * rounds, f"direct translate(): {len(src)} sentences in {t:.1f} s")
+    os.unlink(f.name)
+    lines, english = out.splitlines(), iter(direct)
+    joined = [" ".join(next(english) for _ in sentences) for sentences in cut]
+    # sentences/s: wall clock, and per CPU second of the process (what an idle core gives)
+    row = {"sentences": len(src), "command_sent_s": len(src) / min(times["command"]),
+           "direct_sent_s": len(src) / min(times["direct"]),
+           "command_over_direct": min(times["command"]) / min(times["direct"]),
+           "command_sent_cpu_s": len(src) / min(cpu["command"]),
+           "direct_sent_cpu_s": len(src) / min(cpu["direct"]),
+           "lines_out": len(lines), "equal": sum(a == b for a, b in zip(lines, joined)),
+           "threads": threads}
+    report("translate_command", [row], list(row),
+           note=f"python -m illustrated.translate < test sentences (greedy, --threads "
+                f"{threads}) vs translate() on them; fastest of {rounds}")
+
+
 def main():
+    if "--command" in sys.argv[1:]:
+        return command_vs_direct()
     model, tok, _ = load_translator()
     src = [f for f, _ in load_split().test]
     sample = src if full_flag() else random.Random(0).sample(src, 200)
@@ -58,6 +137,7 @@ def main():
     report("translate", [row], list(row),
            note=f"translator {tok.__class__.__name__}, beam {BEAM}, length penalty {ALPHA}, "
                 f"threads {torch.get_num_threads()}")
+    command_vs_direct()
 
 
 if __name__ == "__main__":

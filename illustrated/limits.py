@@ -64,9 +64,11 @@ def split_sentences(line: str) -> list[str]:
 
 def non_latin(text: str) -> list[str]:
     """The letters of ``text`` outside the Latin script (Cyrillic, Greek, Chinese ...), each
-    once, in order of appearance."""
-    found = [c for c in text if unicodedata.category(c).startswith("L")
-             and "LATIN" not in unicodedata.name(c, "")]
+    once, in order of appearance. A letter is Latin when its Unicode name has the word LATIN,
+    or it is ``ª`` or ``º`` (the ordinal indicators of ``nº``, ``1º``, whose names do not
+    say so)."""
+    found = [c for c in text if unicodedata.category(c).startswith("L") and c not in "ªº"
+             and "LATIN" not in unicodedata.name(c, "").split()]
     return list(dict.fromkeys(found))
 
 

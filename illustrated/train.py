@@ -277,18 +277,15 @@ def _main_real(args):
     held = held[:args.eval_limit] if args.eval_limit else held
     scores = {"seconds": round(seconds, 1), "steps": cfg.steps}
     if held:
-        import sacrebleu
+        from .evaluation import corpus_scores
 
         src, refs = [f for f, _ in held], [e for _, e in held]
-        greedy, beam = translate(model, tok, src), translate(model, tok, src, beam=4)
-        bleu, chrf = sacrebleu.BLEU(), sacrebleu.CHRF()
-        scores.update(set=args.eval, sentences=len(held),
-                      bleu=bleu.corpus_score(greedy, [refs]).score,
-                      beam_bleu=bleu.corpus_score(beam, [refs]).score,
-                      chrf=chrf.corpus_score(greedy, [refs]).score,
-                      beam_chrf=chrf.corpus_score(beam, [refs]).score,
-                      bleu_signature=str(bleu.get_signature()),
-                      chrf_signature=str(chrf.get_signature()))
+        greedy = corpus_scores(translate(model, tok, src), refs)
+        beam = corpus_scores(translate(model, tok, src, beam=4), refs)
+        scores.update(set=args.eval, sentences=len(held), bleu=greedy["bleu"],
+                      beam_bleu=beam["bleu"], chrf=greedy["chrf"], beam_chrf=beam["chrf"],
+                      bleu_signature=greedy["bleu_signature"],
+                      chrf_signature=greedy["chrf_signature"])
         probe = copy_probe(held, split.train)
         scores["names_copied"] = copy_rate(translate(model, tok, [f for f, _, _ in probe]),
                                            probe)
@@ -299,10 +296,9 @@ def _main_real(args):
             last = Transformer(model.config)
             last.load_state_dict(log.last)
             last.eval()
-            scores["unaveraged_bleu"] = bleu.corpus_score(translate(last, tok, src),
-                                                          [refs]).score
-            scores["unaveraged_beam_bleu"] = bleu.corpus_score(
-                translate(last, tok, src, beam=4), [refs]).score
+            scores["unaveraged_bleu"] = corpus_scores(translate(last, tok, src), refs)["bleu"]
+            scores["unaveraged_beam_bleu"] = corpus_scores(
+                translate(last, tok, src, beam=4), refs)["bleu"]
     out = args.out or f"checkpoints/real-{time.strftime('%Y%m%d-%H%M%S')}.pt"
     path = save_translator(out, model, tok, history=log.loss, curve=log.curve, scores=scores,
                            train_config=dataclasses.asdict(cfg), preset=args.preset)

@@ -16,6 +16,7 @@ import dataclasses
 import math
 import os
 import time
+import warnings
 from pathlib import Path
 
 import torch
@@ -159,9 +160,12 @@ def dev_loss(model, data, max_tokens: int, smoothing: float, amp: bool = False) 
     return total / count
 
 
-def dev_bleu(model, tokenizer, pairs) -> float:
-    """Corpus BLEU (sacreBLEU's defaults) of ``model``'s greedy translations of ``pairs``
-    (``(french, english)``) against their English as written."""
+def dev_bleu(model, tokenizer, pairs) -> dict:
+    """``{"dev_bleu", "dev_distinct"}``: corpus BLEU (sacreBLEU's defaults) of ``model``'s
+    greedy translations of ``pairs`` (``(french, english)``) against their English as
+    written, and the number of distinct translations over the number of distinct
+    references (about 1 for a model that reads its input; a model that writes the same
+    sentence whatever it reads has collapsed towards 0)."""
     import sacrebleu
 
     from .translator import translate
@@ -170,7 +174,15 @@ def dev_bleu(model, tokenizer, pairs) -> float:
     model.eval()
     hyps = translate(model, tokenizer, [f for f, _ in pairs])
     model.train(was_training)
-    return sacrebleu.corpus_bleu(hyps, [[e for _, e in pairs]]).score
+    return {"dev_bleu": round(sacrebleu.corpus_bleu(hyps, [[e for _, e in pairs]]).score, 2),
+            "dev_distinct": round(len(set(hyps)) / len({e for _, e in pairs}), 3)}
+
+
+COLLAPSED = ("training has collapsed: the development set's translations are {distinct:.0%} "
+             "as varied as its references (the model writes much the same sentence whatever "
+             "it reads); lower "
+             "the schedule's peak (--factor), lengthen --warmup, or use pre-norm layers "
+             "(--preset base)")
 
 
 def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool = False,
@@ -234,7 +246,9 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
         point = {"step": step, "dev_loss": round(dev_loss(model, held, 4 * cfg.max_tokens,
                                                           cfg.smoothing, amp), 4)}
         if cfg.bleu_every and (step % cfg.bleu_every == 0 or step == cfg.steps):
-            point["dev_bleu"] = round(dev_bleu(model, tokenizer, dev_pairs), 2)
+            point.update(dev_bleu(model, tokenizer, dev_pairs))
+            if point["dev_distinct"] < 0.5:
+                warnings.warn(COLLAPSED.format(distinct=point["dev_distinct"]))
         log.curve.append(point)
 
     rng_state = torch.get_rng_state()

@@ -4,33 +4,50 @@ on the Tatoeba pairs by ``make checkpoint-real``), or with the toy one of chapte
 (``--toy``: the latest ``checkpoints/translator-*.pt``, else the shipped
 ``chapters/data/translator.pt``). Greedy, or ``--beam N``; ``--attention`` prints where each
 English piece looked in the French sentence; ``--vocab`` lists the words the toy translator
-knows.
+knows; the model computes on ``--threads`` CPU threads (default 1, or ``OMP_NUM_THREADS``).
 
-Input: sentences as arguments or, without any, the lines of stdin; a line may hold several
-sentences. Translations go to stdout, one line per sentence; everything else to stderr: the
-checkpoint read, and one-line messages. Empty input, a sentence over the length limit and
-text in another script are refused with a message (exit status 1); a bad option gets a
-one-line message (exit status 2). Text that does not look like French to the real
-translator, or words the toy translator does not know (most of a sentence: its translation
-is a guess), are translated with a one-line warning.
+**Input.** All of it is read first: the arguments, each one *line*, or without any the lines
+of stdin. A line may hold several sentences (``illustrated.limits.split_sentences``).
+
+**Checks.** The real translator checks each sentence by the rule the live page applies
+too (``illustrated.limits.check_sentence``): a sentence without words, with letters
+outside the Latin alphabet or longer than the model reads is *refused*; one longer than
+every French training sentence, or made mostly of words that no training sentence has, is
+translated with a *warning*. The toy translator refuses a sentence without words or over
+its length limit, and warns about words it does not know.
+
+**Output.** stdout holds one line per input line, in input order: the translations of the
+line's sentences joined by one space; an empty input line, or one whose sentences were all
+refused, gives an empty line. The real translator translates all the accepted sentences in
+one batched call. With ``--attention``, each line is followed by the tables of its
+sentences (a legend before the first). stderr holds everything else: the checkpoint read,
+and one line per refusal, ``skipped line N, "...": why``, and per warning, ``warning: line
+N, "...": what`` (N: the line of stdin, or the argument's number). The toy translator's
+messages name the sentence alone (``skipped '...': why``).
+
+**Exit status.** 0; 1 when a sentence was refused, when there is nothing at all to
+translate, or when the checkpoint is missing or unreadable; 2 for a bad option (a
+one-line message).
 """
 from __future__ import annotations
 
-import re
+import contextlib
+import hashlib
+import json
+import os
 import sys
 import warnings
 from pathlib import Path
 
 from ._cli import Parser, at_least, plain_warnings
-from .data import tokenize
-from .decoding import beam_search
-from .train import load_checkpoint, translate_ids
+from .limits import TrainingProfile, check_sentence, split_sentences, words
 
 # The toy checkpoint the chapters 10-11 load (``make checkpoint`` regenerates it); present in
 # a clone of the repository, absent from an installed wheel.
 SHIPPED = Path(__file__).resolve().parents[1] / "chapters" / "data" / "translator.pt"
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
-_FOREIGN = re.compile(r"[^\W\d_]")  # a letter; checked against the Latin blocks below
+LEGEND = ("Attention tables. Rows: the English pieces written; columns: the French pieces "
+          "read; each cell is the cross-attention weight in % (last decoder layer, averaged "
+          "over its heads); each row sums to 100, up to rounding.")
 
 
 def _shown(path) -> str:
@@ -47,14 +64,38 @@ def latest_checkpoint(folder="checkpoints", pattern="translator-*.pt"):
     return files[-1] if files else None
 
 
+class _Parser(Parser):
+    """The command's parser: its description, which reads the corpus, is written only when
+    the help is shown."""
+
+    def format_help(self):
+        self.description = _description()
+        return super().format_help()
+
+
+def _description() -> str:
+    try:
+        profile, english = _trained_on()
+    except OSError as error:  # an installed package without the corpus
+        return (f"Translate French to English with the real translator the repository "
+                f"ships, or the toy one of chapters 10-11 (--toy). What the real one was "
+                f"trained on cannot be said here: {error}.")
+    return (
+        f"Translate French to English with the real translator the repository ships, or the "
+        f"toy one of chapters 10-11 (--toy). The real translator was trained on "
+        f"{profile.pairs:,} French-English sentence pairs of the Tatoeba Project, short "
+        f"everyday sentences: the longest French one has {profile.max_words} words, the "
+        f"longest English one {english}. It knows short everyday sentences; longer "
+        f"sentences, names it never saw, rare words and other topics or registers come out "
+        f"worse (the chapter Real sentences measures this). Each input line gives one output "
+        f"line; refusals and warnings go to stderr.")
+
+
 def _parser():
-    p = Parser(
-        prog="python -m illustrated.translate",
-        description="Translate French sentences to English with the real translator "
-        "(Tatoeba) the repository ships, or the toy one of chapters 10-11 (--toy).")
+    p = _Parser(prog="python -m illustrated.translate", description="(computed)")
     p.add_argument("sentences", nargs="*",
-                   help="French text, one or more sentences per argument (default: the "
-                   "lines of stdin)")
+                   help="French text, one line per argument, one or more sentences per line "
+                   "(default: the lines of stdin)")
     p.add_argument("--toy", action="store_true",
                    help="the toy translator (its grammar's lower-case words only)")
     p.add_argument("--checkpoint", default=None,
@@ -69,37 +110,61 @@ def _parser():
     p.add_argument("--vocab", action="store_true",
                    help="list the words the translator knows and stop (with --toy: its "
                    "French words; the real one reads subword pieces)")
+    p.add_argument("--threads", type=at_least(0), default=None, metavar="N",
+                   help="CPU threads of the model (default 1, or OMP_NUM_THREADS when it is "
+                   "set: the model's small products gain little from more, and on a busy CPU "
+                   "threads that wait for each other cost much more; 0: PyTorch's default)")
     return p
-
-
-def non_latin(text: str) -> list[str]:
-    """The letters of ``text`` outside the Latin script (e.g. Cyrillic, Chinese)."""
-    import unicodedata
-
-    return [c for c in _FOREIGN.findall(text) if "LATIN" not in unicodedata.name(c, "")]
 
 
 def main(argv=None):
     """The ``python -m illustrated.translate`` command; returns the exit status."""
     args = _parser().parse_args(argv)
     with plain_warnings():
-        if args.vocab:
-            sentences = []
-        else:
-            texts = args.sentences or sys.stdin.read().splitlines()
-            sentences = [s for t in texts for s in _SENTENCE_END.split(t.strip()) if s.strip()]
-            if not sentences:
-                print("nothing to translate: give French sentences as arguments or on stdin, "
-                      "e.g. python -m illustrated.translate \"je suis étudiant\"",
-                      file=sys.stderr)
-                return 1
+        lines = [] if args.vocab else _read_lines(args.sentences)
+        if not args.vocab and not any(split_sentences(line) for line in lines):
+            print("nothing to translate: give French sentences as arguments or on stdin, "
+                  "e.g. python -m illustrated.translate \"je suis étudiant\"",
+                  file=sys.stderr)
+            return 1
         try:
             if args.toy or (args.checkpoint and _is_toy(args.checkpoint)):
-                return _toy(args, sentences)
-            return _real(args, sentences)
-        except ValueError as error:  # a damaged or foreign checkpoint, named by the loader
+                return _toy(args, lines)
+            return _real(args, lines)
+        # a damaged or foreign checkpoint, or no corpus: the message names the file
+        except (ValueError, FileNotFoundError) as error:
             print(f"cannot translate: {error}", file=sys.stderr)
             return 1
+
+
+def _read_lines(arguments) -> list[str]:
+    """The input lines: the arguments, else stdin cut at each newline only (a line
+    separator such as U+2028 inside a line does not make two output lines)."""
+    if arguments:
+        return list(arguments)
+    lines = sys.stdin.read().split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+def _quote(sentence: str) -> str:
+    return '"' + (sentence if len(sentence) <= 60 else sentence[:59] + "…") + '"'
+
+
+@contextlib.contextmanager
+def _threads(n: int | None):
+    """Inside: torch computes with ``n`` threads (0: unchanged; ``None``: 1, unless
+    ``OMP_NUM_THREADS`` says otherwise); restored afterwards."""
+    import torch
+
+    if n is None:
+        n = 0 if os.environ.get("OMP_NUM_THREADS") else 1
+    before = torch.get_num_threads()
+    if n:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _is_toy(path) -> bool:
@@ -111,81 +176,14 @@ def _is_toy(path) -> bool:
         return False  # the real loader names the problem
 
 
-def _toy(args, sentences):
-    path = args.checkpoint or latest_checkpoint() or (SHIPPED if SHIPPED.exists() else None)
-    if path is None or not Path(path).exists():
-        print(f"no checkpoint found ({args.checkpoint or 'checkpoints/ is empty'});"
-              " make one with: python -m illustrated.train", file=sys.stderr)
-        return 1
-    model, sv, tv = load_checkpoint(path)
-    print(f"toy translator: {_shown(path)}", file=sys.stderr)
-    if args.vocab:
-        known = toy_vocabulary(sv)
-        print(f"The toy translator knows {len(known)} French words "
-              f"(lower case; any other word is read as <unk>):")
-        print(" ".join(known))
-        return 0
-    status = 0
-    for s in sentences:
-        problem = _toy_problem(s, model.config.max_len)
-        if problem:
-            print(f"skipped {s[:60]!r}: {problem}", file=sys.stderr)
-            status = 1
-            continue
-        _warn_unknown(s, sv)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the unknown words were named just above
-            if args.beam > 1:
-                src = translate_src(sv, s)
-                (tokens, _), = beam_search(model, src, 32, tv.bos_id, tv.eos_id, args.beam)
-                print(tv.decode(tokens))
-            else:
-                print(translate_ids(model, sv, tv, [s])[0])
-    return status
-
-
-def toy_vocabulary(sv) -> list[str]:
-    """The words and marks of the toy translator's source vocabulary, sorted, without the
-    special tokens (``<pad>``, ``<bos>``, ``<eos>``, ``<unk>``)."""
-    return sorted(w for w in sv.itos if not (w.startswith("<") and w.endswith(">")))
-
-
-def _toy_problem(sentence, max_len):
-    """Why the toy translator cannot take ``sentence``, or ``None``."""
-    words = tokenize(sentence)
-    if not words:
-        return "no words in it"
-    if len(words) + 2 > max_len:
-        return (f"too long: {len(words)} words, the limit is {max_len - 2}; split it into "
-                f"shorter sentences")
-    return None
-
-
-def _warn_unknown(sentence, sv):
-    """One line naming the words the toy translator does not know; when they are most of
-    the sentence, say that its translation is a guess."""
-    words = tokenize(sentence)
-    unknown = [w for w in words if w not in sv.stoi]
-    if not unknown:
-        return
-    names = ", ".join(dict.fromkeys(unknown))
-    if 2 * len(unknown) > len(words):
-        print(f"warning: most of {sentence[:60]!r} is unknown to the toy translator "
-              f"({len(unknown)} of {len(words)} words: {names}); the translation below is "
-              f"a guess (--vocab lists the words it knows)", file=sys.stderr)
-    else:
-        print(f"warning: unknown to the toy translator, read as <unk>: {names}",
-              file=sys.stderr)
-
-
-def _real(args, sentences):
+def _real(args, lines):
     from .translator import MAX_LEN, SHIPPED_REAL, load_translator, prepare, translate
 
     path = Path(args.checkpoint or SHIPPED_REAL)
     if not path.exists():
         print(f"no checkpoint {path}; make one with: make checkpoint-real", file=sys.stderr)
         return 1
-    model, tok, _ = load_translator(path)
+    model, tok, blob = load_translator(path)
     print(f"real translator: {_shown(path)}", file=sys.stderr)
     if args.vocab:
         print(f"The real translator reads subword pieces, not words: {len(tok):,} pieces "
@@ -193,49 +191,81 @@ def _real(args, sentences):
               f"any French sentence (python -m illustrated.translate --toy --vocab lists "
               f"the toy translator's words).")
         return 0
-    status = 0
-    for s in sentences:
-        problem = _problem(s, tok, MAX_LEN)
-        if problem:
-            print(f"skipped {s[:60]!r}: {problem}", file=sys.stderr)
-            status = 1
-            continue
-        _warn_if_not_french(s)
-        text = prepare(s)
-        english, = translate(model, tok, [text], beam=args.beam if args.beam > 1 else 0)
-        print(english)
-        if args.attention:
-            print(attention_table(model, tok, text, english))
+    profile, _ = _trained_on(blob.get("train_config"))
+    status, accepted = 0, []  # accepted: (index of the line, the sentence prepared)
+    for i, line in enumerate(lines):
+        for s in split_sentences(line):
+            text = prepare(s)
+            verdict = check_sentence(s, len(tok.encode(text)), profile, MAX_LEN)
+            where = f"line {i + 1}, {_quote(s)}"
+            if verdict.refusal:
+                print(f"skipped {where}: {verdict.refusal}", file=sys.stderr)
+                status = 1
+                continue
+            for warning in verdict.warnings:
+                print(f"warning: {where}: {warning}", file=sys.stderr)
+            accepted.append((i, text))
+    if not args.attention:
+        lean(model)
+    with _threads(args.threads):
+        english = translate(model, tok, [text for _, text in accepted],
+                            beam=args.beam if args.beam > 1 else 0)
+        done = [[] for _ in lines]
+        for (i, text), translation in zip(accepted, english):
+            done[i].append((text, translation))
+        legend = args.attention
+        for pairs in done:
+            print(" ".join(translation for _, translation in pairs))
+            for text, translation in pairs if args.attention else ():
+                if legend:
+                    print(LEGEND)
+                    legend = False
+                print(attention_table(model, tok, text, translation))
     return status
 
 
-def _problem(sentence, tok, max_len):
-    """Why ``sentence`` cannot be translated, or ``None``."""
-    from .translator import prepare
-
-    foreign = non_latin(sentence)
-    if foreign:
-        return (f"not French: letters outside the Latin alphabet ({''.join(foreign[:5])!r}); "
-                f"the model has only read French")
-    n = len(tok.encode(prepare(sentence)))
-    if n > max_len:
-        return (f"too long: {n} subword tokens, the limit is {max_len}; split it into "
-                f"shorter sentences")
-    return None
+def lean(model):
+    """Every attention layer of ``model`` on its memory-lean path (PyTorch's fused kernel,
+    no weights kept): faster, for a translation whose attention nobody reads."""
+    for module in model.modules():
+        if hasattr(module, "need_weights"):
+            module.need_weights = False
+    return model
 
 
-def _warn_if_not_french(sentence):
-    from .corpus import load_pairs
+def _trained_on(train_config: dict | None = None) -> tuple[TrainingProfile, int]:
+    """``(profile, english_max_words)``: the ``TrainingProfile`` of the pairs a real
+    translator was trained on (its checkpoint's ``train_config``; ``None``: the shipped
+    corpus's default split, as ``limits.training_profile``), and the words of their longest
+    English sentence. Splitting the corpus takes seconds, so the result is kept in
+    ``$XDG_CACHE_HOME/illustrated/`` (default ``~/.cache``), under a name that changes with
+    the corpus, the rule's and the split's code, the seed and the limit."""
+    from . import corpus, limits
 
-    global _FRENCH
-    if "_FRENCH" not in globals():
-        _FRENCH = {w for f, _ in load_pairs() for w in re.findall(r"[^\W\d_]+", f)}
-    words = re.findall(r"[^\W\d_]+", sentence.lower())
-    known = sum(w in _FRENCH for w in words)
-    if words and known * 2 < len(words):
-        print(f"warning: {sentence[:60]!r} does not look like French ({known} of {len(words)} "
-              f"words occur in the French training sentences); translating anyway",
-              file=sys.stderr)
+    cfg = train_config or {}
+    seed, limit = int(cfg.get("seed", 0)), int(cfg.get("limit", 0))
+    key = hashlib.sha256(f"{seed} {limit}".encode())
+    for source in (corpus.TSV, Path(limits.__file__), Path(corpus.__file__)):
+        key.update(Path(source).read_bytes())
+    cache = _cache_dir() / f"profile-{key.hexdigest()[:20]}.json"
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        return TrainingProfile.from_json(data["profile"]), int(data["english_max_words"])
+    train = corpus.load_split(seed=seed).train  # what limits.training_profile reads
+    train = train[:limit] if limit else train
+    profile = TrainingProfile.from_pairs(train)
+    english = max((len(words(e)) for _, e in train), default=0)
+    with contextlib.suppress(OSError):  # a cache that cannot be written is only slower
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"profile": profile.to_json(),
+                                   "english_max_words": english}), encoding="utf-8")
+        os.replace(tmp, cache)
+    return profile, english
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "illustrated"
 
 
 def attention_table(model, tok, french: str, english: str) -> str:
@@ -253,10 +283,90 @@ def attention_table(model, tok, french: str, english: str) -> str:
     return "\n".join(lines)
 
 
-def translate_src(sv, sentence):
-    """One sentence as a ``(1, S)`` tensor of source ids."""
+# The toy translator of chapters 10-11: its own checks, one sentence at a time.
+def _toy(args, lines):
+    from .train import load_checkpoint
+
+    path = args.checkpoint or latest_checkpoint() or (SHIPPED if SHIPPED.exists() else None)
+    if path is None or not Path(path).exists():
+        print(f"no checkpoint found ({args.checkpoint or 'checkpoints/ is empty'});"
+              " make one with: python -m illustrated.train", file=sys.stderr)
+        return 1
+    model, sv, tv = load_checkpoint(path)
+    print(f"toy translator: {_shown(path)}", file=sys.stderr)
+    if args.vocab:
+        known = toy_vocabulary(sv)
+        print(f"The toy translator knows {len(known)} French words "
+              f"(lower case; any other word is read as <unk>):")
+        print(" ".join(known))
+        return 0
+    status = 0
+    with _threads(args.threads):
+        for line in lines:
+            english = []
+            for s in split_sentences(line):
+                problem = _toy_problem(s, model.config.max_len)
+                if problem:
+                    print(f"skipped {s[:60]!r}: {problem}", file=sys.stderr)
+                    status = 1
+                    continue
+                _warn_unknown(s, sv)
+                english.append(_toy_translate(model, sv, tv, s, args.beam))
+            print(" ".join(english))
+    return status
+
+
+def _toy_translate(model, sv, tv, sentence, beam):
     import torch
-    return torch.tensor([sv.encode(sentence)])  # (1, S)
+
+    from .decoding import beam_search
+    from .train import translate_ids
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the unknown words were named just before
+        if beam > 1:
+            src = torch.tensor([sv.encode(sentence)])  # (1, S)
+            (tokens, _), = beam_search(model, src, 32, tv.bos_id, tv.eos_id, beam)
+            return tv.decode(tokens)
+        return translate_ids(model, sv, tv, [sentence])[0]
+
+
+def toy_vocabulary(sv) -> list[str]:
+    """The words and marks of the toy translator's source vocabulary, sorted, without the
+    special tokens (``<pad>``, ``<bos>``, ``<eos>``, ``<unk>``)."""
+    return sorted(w for w in sv.itos if not (w.startswith("<") and w.endswith(">")))
+
+
+def _toy_problem(sentence, max_len):
+    """Why the toy translator cannot take ``sentence``, or ``None``."""
+    from .data import tokenize
+
+    found = tokenize(sentence)
+    if not found:
+        return "no words in it"
+    if len(found) + 2 > max_len:
+        return (f"too long: {len(found)} words, the limit is {max_len - 2}; split it into "
+                f"shorter sentences")
+    return None
+
+
+def _warn_unknown(sentence, sv):
+    """One line naming the words the toy translator does not know; when they are most of
+    the sentence, say that its translation is a guess."""
+    from .data import tokenize
+
+    found = tokenize(sentence)
+    unknown = [w for w in found if w not in sv.stoi]
+    if not unknown:
+        return
+    names = ", ".join(dict.fromkeys(unknown))
+    if 2 * len(unknown) > len(found):
+        print(f"warning: most of {sentence[:60]!r} is unknown to the toy translator "
+              f"({len(unknown)} of {len(found)} words: {names}); the translation below is "
+              f"a guess (--vocab lists the words it knows)", file=sys.stderr)
+    else:
+        print(f"warning: unknown to the toy translator, read as <unk>: {names}",
+              file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -119,3 +119,93 @@ def test_command_cannot_write_is_one_line(tmp_path, capsys):
     assert main(["--steps", "1", "--out", str(tmp_path / "file" / "t.pt")]) == 1
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("python -m illustrated.train: ")
+
+
+def test_real_command_scores_with_sacrebleus_signatures(tmp_path, capsys, monkeypatch):
+    """--corpus tatoeba ends with held-out BLEU and chrF by illustrated.evaluation
+    (sacreBLEU's defaults) of the greedy and the beam translations, their signatures kept in
+    the checkpoint."""
+    import sacrebleu
+
+    from illustrated import translator
+    from illustrated.corpus import load_split
+    from illustrated.train import main
+
+    calls, real = [], translator.translate
+
+    def recorded(model, tok, sentences, beam=0, **kwargs):
+        calls.append((list(sentences), beam, real(model, tok, sentences, beam=beam, **kwargs)))
+        return calls[-1][2]
+    monkeypatch.setattr(translator, "translate", recorded)
+    out = tmp_path / "t.pt"
+    assert main(["--corpus", "tatoeba", "--tiny", "--limit", "100", "--steps", "1",
+                 "--max-tokens", "300", "--eval-limit", "4", "--no-progress", "--device",
+                 "cpu", "--state", str(tmp_path / "s.pt"), "--out", str(out)]) == 0
+    scores = torch.load(out, weights_only=True)["scores"]
+    held = load_split().test[:4]
+    refs = [[e for _, e in held]]
+    assert scores["set"] == "test" and scores["sentences"] == 4
+    # the first translations of the held-out sources: the averaged model's (the dev curve
+    # translates the dev pairs before)
+    src = [f for f, _ in held]
+    greedy = next(c for c in calls if c[:2] == (src, 0))
+    beam = next(c for c in calls if c[:2] == (src, 4))
+    assert scores["bleu"] == sacrebleu.corpus_bleu(greedy[2], refs).score
+    assert scores["chrf"] == sacrebleu.corpus_chrf(greedy[2], refs).score
+    assert scores["beam_bleu"] == sacrebleu.corpus_bleu(beam[2], refs).score
+    assert scores["beam_chrf"] == sacrebleu.corpus_chrf(beam[2], refs).score
+    assert scores["bleu_signature"] == ("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|"
+                                        "version:2.6.0")
+    assert scores["chrf_signature"] == ("nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|"
+                                        "version:2.6.0")
+    assert 0 <= scores["unaveraged_bleu"] <= 100 and 0 <= scores["unaveraged_beam_bleu"] <= 100
+    assert "held-out: " in capsys.readouterr().out
+
+
+# python -m illustrated.train --corpus tatoeba: interrupted, then resumed
+REAL = ["--corpus", "tatoeba", "--tiny", "--limit", "200", "--steps", "6", "--max-tokens",
+        "300", "--eval", "none", "--no-progress", "--device", "cpu", "--save-every", "200"]
+
+
+@pytest.fixture(scope="module")
+def split_once():
+    from illustrated.corpus import load_split
+
+    return load_split()
+
+
+@pytest.fixture
+def quick_split(split_once, monkeypatch):
+    """The command splits the corpus at each call: the same split, computed once here."""
+    monkeypatch.setattr("illustrated.corpus.load_split", lambda seed=0: split_once)
+
+
+def test_stop_after_then_resume_equals_one_run(tmp_path, quick_split, capsys):
+    from illustrated.train import main
+
+    whole, part = tmp_path / "whole.pt", tmp_path / "part.pt"
+    state = tmp_path / "state.pt"
+    assert main([*REAL, "--state", str(tmp_path / "w-state.pt"), "--out", str(whole)]) == 0
+    assert main([*REAL, "--state", str(state), "--out", str(part), "--stop-after", "3"]) == 0
+    out = capsys.readouterr().out
+    assert f"stopped after 3 of 6 steps; the training state is in {state}" in out
+    assert not part.exists()  # nothing written but the state
+    assert torch.load(state, weights_only=True)["step"] == 3  # saved at the stop, not at 200
+    assert main([*REAL, "--state", str(state), "--out", str(part), "--resume"]) == 0
+    a, b = (torch.load(p, weights_only=True) for p in (whole, part))
+    assert len(a["history"]) == 6 and b["history"] == a["history"]
+    assert a["state_dict"].keys() == b["state_dict"].keys()
+    for k, v in a["state_dict"].items():
+        assert torch.equal(v, b["state_dict"][k]), k
+
+
+def test_resume_without_a_state_says_so_and_does_not_start_over(tmp_path, quick_split,
+                                                               capsys):
+    from illustrated.train import main
+
+    state, out = tmp_path / "missing.pt", tmp_path / "t.pt"
+    assert main([*REAL, "--state", str(state), "--out", str(out), "--resume"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"python -m illustrated.train: no training state to resume from: {state} "
+                   f"does not exist (train without --resume to start anew)"]
+    assert not state.exists() and not out.exists()  # no training happened

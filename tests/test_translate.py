@@ -1,9 +1,21 @@
 import io
 
 import pytest
+import torch
 
-from illustrated import translate
+from illustrated import limits, translate
 from illustrated.translate import SHIPPED, main
+
+
+@pytest.fixture(scope="module")
+def cache_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(autouse=True)
+def _cache_in_tmp(cache_home, monkeypatch):
+    """The training profile's cache goes to a folder of the test session, not ~/.cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home))
 
 
 def test_without_checkpoint_says_how(tmp_path, monkeypatch, capsys):
@@ -32,9 +44,9 @@ def test_shipped_translator(tmp_path, monkeypatch, capsys, beam):
 @needs_shipped
 def test_sentences_from_stdin(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("sys.stdin", io.StringIO("je vois un chat noir\n\nbonjour\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("je vois un chat noir\n\nbonjour. merci\n"))
     assert main(["--toy"]) == 0
-    assert capsys.readouterr().out.splitlines() == ["i see a black cat", "hello"]
+    assert capsys.readouterr().out.splitlines() == ["i see a black cat", "", "hello thanks"]
 
 
 # The real translator: a tiny untrained one for the messages, the shipped one for the output.
@@ -54,23 +66,166 @@ def tiny_real(tmp_path_factory):
 
 
 def test_bad_input_messages(tiny_real, monkeypatch, capsys):
+    from illustrated.tokenizer import SubwordTokenizer
+    from illustrated.translator import MAX_LEN, prepare
+
     monkeypatch.setattr("sys.stdin", io.StringIO("\n  \n"))
     assert main(["--checkpoint", tiny_real]) == 1
-    assert "nothing to translate" in capsys.readouterr().err
+    out = capsys.readouterr()
+    assert out.err.startswith("nothing to translate: give French sentences") and out.out == ""
     assert main(["Привет, мир.", "--checkpoint", tiny_real]) == 1
-    assert "not French: letters outside the Latin alphabet" in capsys.readouterr().err
-    assert main(["le chat " * 40, "--checkpoint", tiny_real]) == 1
-    assert "too long: 83 subword tokens, the limit is 64" in capsys.readouterr().err
+    out = capsys.readouterr()
+    assert out.err.splitlines()[1:] == [
+        'skipped line 1, "Привет, мир.": ' + limits.NOT_LATIN.format(letters="Приве")]
+    assert out.out == "\n"  # the line is kept, empty
+    long = "le chat " * 40
+    pieces = len(SubwordTokenizer.load().encode(prepare(long)))
+    assert main([long, "--checkpoint", tiny_real]) == 1
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        f'skipped line 1, "{long.strip()[:59]}…": '
+        + limits.TOO_LONG.format(n=pieces, max_len=MAX_LEN)]
     assert main(["the weather is nice today", "--checkpoint", tiny_real]) == 0
     out = capsys.readouterr()
-    assert "does not look like French (0 of 5 words" in out.err and len(out.out.splitlines()) == 1
-    assert "real translator: " in out.err  # the checkpoint it read
+    assert out.err.splitlines() == [
+        f"real translator: {tiny_real}",  # the checkpoint it read
+        'warning: line 1, "the weather is nice today": '
+        + limits.MOSTLY_UNKNOWN.format(unknown=5, n=5)]
+    assert len(out.out.splitlines()) == 1  # the translation, and nothing else on stdout
 
 
 def test_several_sentences_and_attention(tiny_real, capsys):
     assert main(["merci. je suis là !", "--checkpoint", tiny_real, "--attention"]) == 0
-    out = capsys.readouterr().out
-    assert "▁merci" in out and "▁là" in out  # one attention table per sentence
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == translate.LEGEND and out.count(translate.LEGEND) == 1
+    assert "▁Merci" in out[2] and "▁là" in "".join(out)  # one table per sentence, in order
+    assert out.index(next(x for x in out if "▁là" in x)) > 2
+
+
+@pytest.fixture
+def fake_model(monkeypatch):
+    """translator.translate replaced by one that writes <sentence> and records each call:
+    the sentences, the beam, the thread count and whether the model keeps its weights."""
+    calls = []
+
+    def fake(model, tok, sentences, beam=0, **kwargs):
+        keeps = [m.need_weights for m in model.modules() if hasattr(m, "need_weights")]
+        calls.append({"sentences": list(sentences), "beam": beam, "kwargs": kwargs,
+                      "threads": torch.get_num_threads(), "weights": any(keeps)})
+        return [f"<{s}>" for s in sentences]
+
+    monkeypatch.setattr("illustrated.translator.translate", fake)
+    return calls
+
+
+def test_one_output_line_per_input_line_in_one_batch(tiny_real, fake_model, monkeypatch,
+                                                     capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO(
+        "merci. je suis là !\n\n  \nbonjour\nil pleut… oui ? non.  \nbien\u2028sûr\n"))
+    assert main(["--checkpoint", tiny_real]) == 0
+    out = capsys.readouterr()
+    assert out.out.split("\n") == ["<Merci.> <Je suis là !>", "", "", "<Bonjour.>",
+                                   "<Il pleut…> <Oui ?> <Non.>", "<Bien sûr.>", ""]
+    assert len(fake_model) == 1 and fake_model[0]["beam"] == 0  # one greedy call
+    assert fake_model[0]["sentences"] == ["Merci.", "Je suis là !", "Bonjour.", "Il pleut…",
+                                          "Oui ?", "Non.", "Bien sûr."]  # U+2028 is no newline
+    assert out.err.splitlines() == [f"real translator: {tiny_real}"]
+
+
+def test_a_refused_sentence_keeps_the_lines_aligned(tiny_real, fake_model, monkeypatch,
+                                                    capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO(
+        "merci.\nПривет.\noui. 你好 ! non.\n1234\nje suis là."))  # no final newline
+    assert main(["--checkpoint", tiny_real, "--beam", "3"]) == 1
+    out = capsys.readouterr()
+    assert out.out.splitlines() == ["<Merci.>", "", "<Oui.> <Non.>", "", "<Je suis là.>"]
+    assert out.err.splitlines()[1:] == [
+        'skipped line 2, "Привет.": ' + limits.NOT_LATIN.format(letters="Приве"),
+        'skipped line 3, "你好 !": ' + limits.NOT_LATIN.format(letters="你好"),
+        'skipped line 4, "1234": ' + limits.NO_WORDS]
+    assert len(fake_model) == 1 and fake_model[0]["beam"] == 3
+    assert len(fake_model[0]["sentences"]) == 4
+
+
+def test_arguments_are_lines_and_numbered(tiny_real, fake_model, capsys):
+    assert main(["merci. oui.", "", "Привет.", "bien sûr", "--checkpoint", tiny_real]) == 1
+    out = capsys.readouterr()
+    assert out.out.splitlines() == ["<Merci.> <Oui.>", "", "", "<Bien sûr.>"]
+    assert out.err.splitlines()[1].startswith('skipped line 3, "Привет.": not French')
+
+
+def test_warnings_go_to_stderr_only(tiny_real, fake_model, capsys):
+    long = "je suis là et tu es là et il est là et nous sommes là et vous êtes là"
+    assert main(["merci.", long, "--checkpoint", tiny_real]) == 0
+    out = capsys.readouterr()
+    assert out.out.splitlines() == ["<Merci.>", f"<{long[0].upper() + long[1:]}.>"]
+    assert out.err.splitlines()[1:] == [
+        f'warning: line 2, "{long[:59]}…": '
+        + limits.LONGER_THAN_TRAINING.format(n=len(limits.words(long)),
+                                           max_words=translate._trained_on()[0].max_words)]
+
+
+def test_model_runs_lean_on_its_threads_and_leaves_torch_as_it_was(tiny_real, fake_model,
+                                                                    monkeypatch, request,
+                                                                    capsys):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    saved = torch.get_num_threads()
+    torch.set_num_threads(2)  # not 1, whatever the test run uses, so that 1 can be told apart
+    request.addfinalizer(lambda: torch.set_num_threads(saved))
+    before = torch.get_num_threads()
+    assert main(["merci.", "--checkpoint", tiny_real]) == 0
+    assert main(["merci.", "--checkpoint", tiny_real, "--threads", "0"]) == 0
+    assert main(["merci.", "--checkpoint", tiny_real, "--threads", "3"]) == 0
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")  # the user's choice, kept
+    assert main(["merci.", "--checkpoint", tiny_real]) == 0
+    assert [c["threads"] for c in fake_model] == [1, before, 3, before]
+    assert [c["weights"] for c in fake_model] == [False] * 4
+    assert torch.get_num_threads() == before
+
+
+@pytest.fixture(scope="module")
+def split():
+    from illustrated.corpus import load_split
+
+    return load_split()
+
+
+def test_training_profile_is_cached(split, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    seeds = []
+
+    def load_split(seed=0):  # the real split, computed once for the module; calls counted
+        seeds.append(seed)
+        return split
+
+    monkeypatch.setattr("illustrated.corpus.load_split", load_split)
+    limits._profile.cache_clear()
+    profile, english = translate._trained_on()
+    assert profile == limits.training_profile()  # the rule's own profile
+    assert english == max(len(limits.words(e)) for _, e in split.train)
+    files = list(tmp_path.glob("illustrated/profile-*.json"))
+    assert len(files) == 1
+    seeds.clear()
+    assert translate._trained_on({"seed": 0, "limit": 0}) == (profile, english)
+    assert seeds == []  # read from the file
+    files[0].write_text("{damaged")
+    assert translate._trained_on() == (profile, english) and seeds == [0]  # rebuilt
+    assert translate._trained_on({"seed": 0, "limit": 10})[0].pairs == 10
+    assert translate._trained_on({"seed": 1, "limit": 10})[0].pairs == 10
+    assert seeds == [0, 0, 1]  # another limit or seed: another file
+    assert len(list(tmp_path.glob("illustrated/profile-*.json"))) == 3
+    limits._profile.cache_clear()
+
+
+def test_help_says_what_the_model_was_trained_on(split, capsys):
+    train = split.train
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert (f"trained on {len(train):,} French-English sentence pairs of the Tatoeba Project"
+            in text)
+    assert (f"the longest French one has {max(len(limits.words(f)) for f, _ in train)} words, "
+            f"the longest English one {max(len(limits.words(e)) for _, e in train)}." in text)
+    assert "names it never saw, rare words and other topics or registers come out worse" in text
 
 
 def test_help_describes_every_option(capsys):
@@ -82,6 +237,20 @@ def test_help_describes_every_option(capsys):
     text = capsys.readouterr().out
     assert exit_.value.code == 0
     assert "--vocab" in text and "greedy decoding" in " ".join(text.split())
+
+
+def test_without_the_corpus_help_and_translation_say_so(tiny_real, tmp_path, monkeypatch,
+                                                        capsys):
+    missing = tmp_path / "eng-fra.tsv"
+    monkeypatch.setattr("illustrated.corpus.TSV", missing)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "cannot be said here: [Errno 2] No such file or directory" in text
+    assert main(["merci", "--checkpoint", tiny_real]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[1].startswith("cannot translate: ") and str(missing) in err[1] and len(err) == 2
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -118,7 +287,7 @@ def test_toy_empty_and_over_long_input(tmp_path, monkeypatch, capsys):
     assert err.startswith("nothing to translate") and len(err.splitlines()) == 1
     assert main(["le chat " * 50, "merci", "--toy"]) == 1  # 100 words
     out = capsys.readouterr()
-    assert out.out == "thanks\n"  # the other sentence is still translated
+    assert out.out == "\nthanks\n"  # the other line is still translated, in its place
     assert "too long: 100 words, the limit is 62; split it" in out.err
     assert "Traceback" not in out.err
 
@@ -144,7 +313,9 @@ def test_toy_vocab_lists_its_words(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # --vocab reads no sentences
     assert main(["--toy", "--vocab"]) == 0
     head, words = capsys.readouterr().out.splitlines()
-    _, sv, _ = translate.load_checkpoint(SHIPPED)
+    from illustrated.train import load_checkpoint
+
+    _, sv, _ = load_checkpoint(SHIPPED)
     assert words.split() == translate.toy_vocabulary(sv) and "étudiant" in words.split()
     assert "<unk>" not in words and head.startswith(f"The toy translator knows "
                                                     f"{len(words.split())} French words")
