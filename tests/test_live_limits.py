@@ -25,8 +25,8 @@ RUNNER = ROOT / "tests" / "js" / "live_limits.mjs"
 EDGE_LETTERS = ("ª", "º", "ß", "œ", "æ", "Œ", "ı", "İ", "ĳ", "ŉ", "ʰ", "ᵃ", "ⁿ", "ₐ", "\u212a",
                 "\u212b", "Ⅎ", "ⅎ", "Ↄ", "ⅽ", "Ⱞ", "ⱞ", "α", "Ω", "ж", "Ѣ", "中", "々", "ア", "한", "ب",
                 "א", "ａ", "Ａ", "𝒶", "𝐀", "😀", "7", "٣", "²", "½", "'", "-", "ǅ", "ﬁ", "\u0301")
-# Odd texts: several sentences on a line or on several lines (Python's line breaks), spaces
-# of every kind, no words, other scripts, curly apostrophes, accents.
+# Odd texts: several sentences on a line or on several lines (and Python's other line
+# breaks, which the command's stdin does not cut at), spaces of every kind, no words, other scripts, curly apostrophes, accents.
 TEXTS = [
     "Je suis étudiant. Il fait beau ! Tu viens ? Oui… Bien sûr.",
     "Je suis étudiant.\nIl fait beau.", "un\r\ndeux\rtrois\x0bquatre\x0cfin",
@@ -54,15 +54,15 @@ def make_job() -> dict:
     MAX_LEN."""
     sentences = [s for t in TEXTS for s in python_sentences(t)]
     checks = [[s, 3 + len(s) // 4] for s in sentences]
-    return {"texts": TEXTS, "lines": [line for t in TEXTS for line in t.splitlines()],
+    return {"texts": TEXTS, "lines": [line for t in TEXTS for line in t.split("\n")],
             "profile": limits.TrainingProfile.from_pairs(PAIRS).to_json(), "maxLen": MAX_LEN,
             "checks": checks}
 
 
 def python_sentences(text: str) -> list[str]:
-    """The command's sentences of ``text``: each line (``str.splitlines``), then
-    ``split_sentences``."""
-    return [s for line in text.splitlines() for s in limits.split_sentences(line)]
+    """The command's sentences of ``text`` on stdin: each line (cut at ``\n`` only, as
+    ``illustrated.translate._read_lines`` cuts it), then ``split_sentences``."""
+    return [s for line in text.split("\n") for s in limits.split_sentences(line)]
 
 
 def letter_class(c: str) -> int:
@@ -174,8 +174,8 @@ def test_edge_letters_are_where_python_puts_them(compared):
     runs = got["classes"]
     js = {c: next(k for first, k in reversed(runs) if first <= ord(c)) for c in EDGE_LETTERS}
     assert {c: letter_class(c) for c in EDGE_LETTERS} == js
-    assert js["ª"] == js["ʰ"] == js["\u212a"] == js["α"] == js["中"] == 2  # no LATIN in the name
-    assert js["ß"] == js["ı"] == js["ａ"] == js["Ⱞ"] == 1 and js["😀"] == js["7"] == 0
+    assert js["ʰ"] == js["\u212a"] == js["α"] == js["中"] == js["Ⱞ"] == 2  # no word LATIN
+    assert js["ª"] == js["ß"] == js["ı"] == js["ａ"] == 1 and js["😀"] == js["7"] == 0
 
 
 def test_the_comparison_sees_a_difference(compared):
@@ -188,7 +188,7 @@ def test_the_comparison_sees_a_difference(compared):
     bad["verdicts"]["en"][i]["refusal"] += "!"
     bad["verdicts"]["zh"][i] = bad["verdicts"]["en"][i]
     at = next(j for j, (first, _) in enumerate(bad["classes"]) if first == 0xAA)
-    bad["classes"][at][1] = 1
+    bad["classes"][at][1] = 2  # ª, a Latin letter to Python
     found = mismatches(job, expected, bad)
     assert [m.split("(")[0].split(":")[0] for m in found] == [
         "sentencesOf", "verdicts", "verdicts", "letter class"], found

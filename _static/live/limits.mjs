@@ -11,28 +11,25 @@
 
 import { PY_SPACE, pyStrip } from "./tokenizer.js";
 
-// str.splitlines(): Python's line boundaries (a text box's lines, or stdin's).
-const LINE_BREAK = /\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/;
 // limits._SENTENCE_END: `(?<=[.!?…])\s+`, with Python's \s.
 const SENTENCE_END = new RegExp(`(?<=[.!?\u2026])[${PY_SPACE}]+`);
 // unicodedata.category(c).startswith("L"): a letter; `u` reads a text by code point.
 const LETTER_RUNS = /\p{L}+/gu;
 const LETTERS = /\p{L}/gu;
 
-// "LATIN" in unicodedata.name(c): JavaScript has no character names, but it has scripts.
-// The letters of the Latin script are the letters named LATIN, less those below (ª º, the
-// modifier letters ʰ ᵃ …, the signs K Å, Ⅎ ⅎ Ↄ), plus Glagolitic's two LATINATE MYSLITE.
-// tests/test_live_limits.py compares this with Python on every code point.
+// limits.non_latin's Latin letter: ª, º, or the word LATIN in unicodedata.name(c).
+// JavaScript has no character names, but it has scripts: the letters of the Latin script
+// are those letters, less the ones below, whose names do not say LATIN (the modifier
+// letters ʰ ᵃ …, the signs K Å, Ⅎ ⅎ Ↄ ⱽ). tests/test_live_limits.py (Node) and
+// scripts/browser_checks/limits.py (Chromium) compare this with Python on every code point.
 const LATIN_SCRIPT = /\p{Script=Latin}/u;
-const LATIN_UNNAMED = new RegExp("[\\u00aa\\u00ba\\u02b0-\\u02b8\\u02e0-\\u02e4\\u1d2c-\\u1d5c" +
-  "\\u1d9b-\\u1dbe\\u212a\\u212b\\u2132\\u214e\\u2183\\u2c7d\\ua770\\ua7f2-\\ua7f4\\ua7f8\\ua7f9" +
-  "\\uab5c-\\uab5f\\uab69\\u{10780}-\\u{10785}\\u{10787}-\\u{107b0}\\u{107b2}-\\u{107ba}]", "u");
-const NAMED_LATIN_ELSEWHERE = /[\u2c2e\u2c5e]/u;
+const LATIN_UNNAMED = new RegExp("[\\u02b0-\\u02b8\\u02e0-\\u02e4\\u1d2c-\\u1d5c\\u1d9b-\\u1dbe" +
+  "\\u212a\\u212b\\u2132\\u214e\\u2183\\u2c7d\\ua770\\ua7f2-\\ua7f4\\ua7f8\\ua7f9\\uab5c-\\uab5f" +
+  "\\uab69\\u{10780}-\\u{10785}\\u{10787}-\\u{107b0}\\u{107b2}-\\u{107ba}]", "u");
 
-/** "LATIN" in unicodedata.name(letter, ""), for one letter. */
+/** Whether limits.non_latin counts one letter as Latin. */
 export function namedLatin(letter) {
-  return (LATIN_SCRIPT.test(letter) && !LATIN_UNNAMED.test(letter))
-    || NAMED_LATIN_ELSEWHERE.test(letter);
+  return LATIN_SCRIPT.test(letter) && !LATIN_UNNAMED.test(letter);
 }
 
 /** str.format for the messages: "{n} pieces" with {n: 70} -> "70 pieces". */
@@ -53,10 +50,10 @@ export function splitSentences(line) {
   return pyStrip(line).split(SENTENCE_END).map(pyStrip).filter((s) => s);
 }
 
-/** The sentences of a text box, as the command reads stdin: each line (str.splitlines()),
- *  then split_sentences. */
+/** The sentences of a text box, as the command reads stdin: each line (cut at "\n" only,
+ *  as illustrated.translate._read_lines), then split_sentences. */
 export function sentencesOf(text) {
-  return text.split(LINE_BREAK).flatMap(splitSentences);
+  return text.split("\n").flatMap(splitSentences);
 }
 
 /** limits.non_latin: the letters outside the Latin script, each once, in order. */

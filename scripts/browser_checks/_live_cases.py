@@ -5,7 +5,7 @@ underscore keeps check_browser.py from running it).
 - Odd inputs (``odd_inputs``): several sentences on a line and on several lines, Chinese,
   Cyrillic, English, digits only, an over-long sentence, one longer in words than any
   training sentence, accented French with curly apostrophes, an empty box. Python's answer
-  (``python_verdicts``) is the command's: each line, ``illustrated.limits.split_sentences``,
+  (``python_verdicts``) is the command's: each line of stdin, ``limits.split_sentences``,
   then ``check_sentence`` and, unless refused, ``greedy_decode`` and ``translate``.
 - Decoding traces (``python_traces``): ``greedy_decode`` and ``beam_search`` given a
   ``trace`` list, the steps the page's decoding lab shows, recorded by the package itself.
@@ -78,7 +78,7 @@ def python_verdicts(model, tok, profile, max_len, text: str, templates=None) -> 
     from illustrated.translator import prepare, translate
 
     out = []
-    for line in text.splitlines():
+    for line in text.split("\n"):  # stdin's lines, as illustrated.translate._read_lines
         for s in limits.split_sentences(line):
             with mock.patch.multiple(limits, **templates) if templates else nullcontext():
                 v = limits.check_sentence(s, _pieces(tok, s), profile, max_len)
