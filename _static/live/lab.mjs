@@ -72,23 +72,26 @@ export class Lab {
             this.table([say.labPiece, say.labProbability, say.labLogp, ""], rows)];
   }
 
-  // A beam step: trace.live (tokens, score), then trace.candidates with their fates.
+  // A beam step: trace.live (tokens, score), numbered, then trace.candidates, each the
+  // live hypothesis it extends (its number) and one more piece, with its fate.
   beam(step) {
     const { say } = this;
-    const text = (tokens) => this.pieces(tokens).join(" ");
-    const live = step.live.map((h) => node("tr", {},
-      node("td", {}, node("code", {}, text(h.tokens))), node("td", {}, h.score.toFixed(3))));
+    const key = (tokens) => tokens.join(" ");
+    const number = new Map(step.live.map((h, i) => [key(h.tokens), i + 1]));
+    const live = step.live.map((h, i) => node("tr", {}, node("td", {}, `${i + 1}`),
+      node("td", {}, node("code", {}, this.pieces(h.tokens).join(" "))),
+      node("td", {}, h.score.toFixed(3))));
     const candidates = step.candidates.map((c) => node("tr",
       { class: `lt-${c.fate}`, "data-fate": c.fate },
-      node("td", {}, node("code", {}, text(c.tokens.slice(0, -1)), " ",
-                          node("strong", {}, this.pieces(c.tokens.slice(-1))[0]))),
+      node("td", {}, `${number.get(key(c.tokens.slice(0, -1)))}`),
+      node("td", {}, node("code", {}, this.pieces(c.tokens.slice(-1))[0])),
       node("td", {}, c.score.toFixed(3)),
       node("td", {}, c.fate === "finished" ? say.labFinished(c.final.toFixed(3))
                                            : say.labFates[c.fate])));
     return [node("p", {}, say.labLive(step.live.length)),
-            this.table([say.labHypothesis, say.labScore], live),
+            this.table(["", say.labHypothesis, say.labScore], live),
             node("p", {}, say.labCandidates(step.candidates.length)),
-            this.table([say.labHypothesis, say.labScore, say.labFate], candidates)];
+            this.table([say.labExtends, say.labPlus, say.labScore, say.labFate], candidates)];
   }
 
   table(heads, rows) {

@@ -48,11 +48,13 @@ const EN = {
     "their pieces' log-probabilities):",
   labCandidates: (n) => `Their ${n} best extensions, best first, and what the search does ` +
     "with each:",
+  labExtends: "extends",
+  labPlus: "with the piece",
   labHypothesis: "hypothesis",
   labScore: "score",
   labFate: "what happens",
   labFates: { live: "kept in the beam", dropped: "dropped" },
-  labFinished: (score) => `finished; divided by the length penalty, its score is ${score}`,
+  labFinished: (score) => `finished; score ÷ length penalty = ${score}`,
   labEnd: "The decoding stops after this step.",
   labels: {}, // the page's HTML says it in English already
   // illustrated.limits' messages, word for word (tests/test_live_limits.py compares them):
@@ -106,11 +108,13 @@ const ZH = {
   labChosen: "← 选中",
   labLive: (n) => `这一步要扩展的 ${n} 个存活假设及其分数（各片段对数概率之和）：`,
   labCandidates: (n) => `它们最好的 ${n} 个扩展，按分数从高到低排列，以及束搜索如何处理每一个：`,
+  labExtends: "扩展的假设",
+  labPlus: "加上的片段",
   labHypothesis: "假设",
   labScore: "分数",
   labFate: "结果",
   labFates: { live: "留在束中", dropped: "丢弃" },
-  labFinished: (score) => `完成；除以长度惩罚后，分数为 ${score}`,
+  labFinished: (score) => `完成；分数 ÷ 长度惩罚 = ${score}`,
   labEnd: "解码在这一步之后结束。",
   labels: {
     french: "法语",
