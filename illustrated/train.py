@@ -238,6 +238,7 @@ def _main_toy(args):
 
 def _main_real(args):
     from .corpus import TSV, load_split
+    from .limits import TrainingProfile
     from .names import copy_probe, copy_rate
     from .tokenizer import TOKENIZER_FILE, SubwordTokenizer
     from .trainer import PRESETS, train_real
@@ -300,8 +301,10 @@ def _main_real(args):
             scores["unaveraged_beam_bleu"] = corpus_scores(
                 translate(last, tok, src, beam=4), refs)["bleu"]
     out = args.out or f"checkpoints/real-{time.strftime('%Y%m%d-%H%M%S')}.pt"
+    trained_on = split.train[:cfg.limit] if cfg.limit else split.train
     path = save_translator(out, model, tok, history=log.loss, curve=log.curve, scores=scores,
-                           train_config=dataclasses.asdict(cfg), preset=args.preset)
+                           train_config=dataclasses.asdict(cfg), preset=args.preset,
+                           profile=TrainingProfile.from_pairs(trained_on).to_json())
     print(f"wrote: {path} (python -m illustrated.translate --checkpoint {path} uses it)")
     if held:
         print("held-out: " + " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
