@@ -165,6 +165,8 @@ def _parser():
                       help="token budget of a step's global batch (default RealConfig's)")
     real.add_argument("--warmup", type=at_least(1), default=None,
                       help="warm-up steps of the learning-rate schedule (default RealConfig's)")
+    real.add_argument("--factor", type=float, default=None,
+                      help="scale of the learning-rate schedule (default the preset's)")
     real.add_argument("--limit", type=at_least(0), default=0,
                       help="train on the first N training pairs only (0: all)")
     real.add_argument("--preset", choices=["laptop", "base"], default="laptop",
@@ -245,7 +247,8 @@ def _main_real(args):
     from .translator import save_translator, translate
 
     over = {k: v for k, v in dict(steps=args.steps, max_tokens=args.max_tokens,
-                                  warmup=args.warmup, save_every=args.save_every).items()
+                                  warmup=args.warmup, factor=args.factor,
+                                  save_every=args.save_every).items()
             if v is not None}
     if args.tiny:
         over.update(d_model=32, N=1, h=2, d_ff=64, dropout=0.0)
