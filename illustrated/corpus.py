@@ -9,9 +9,10 @@ plain space, one apostrophe ``'``. Case is kept on both sides, so a name stays a
 English keeps its contractions (``I'm``, ``don't``): the references a translation is scored
 against are the sentences as Tatoeba writes them.
 
-Tatoeba often holds both wordings of one English sentence as two pairs ("I'm sad." and "I am
+Tatoeba often holds two wordings of one English sentence as two pairs ("I'm sad." and "I am
 sad." for "Je suis triste."). The split groups them by :func:`english_key`, the sentence with
-its contractions written out, so both wordings land on the same side.
+its contractions written out, its final marks dropped and in lower case, so all its wordings
+land on the same side.
 """
 from __future__ import annotations
 
@@ -27,12 +28,13 @@ TSV = DATA_DIR / "eng-fra.tsv"
 
 _SPACES = re.compile(r"[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
 _APOSTROPHES = re.compile(r"[\u2019\u2018\u02bc`´]")
-_CONTRACTIONS = [  # (pattern, replacement), applied in this order
+_CONTRACTIONS = [(re.compile(pattern), repl) for pattern, repl in [  # in this order
     (r"\b([Cc])an't\b", r"\1annot"), (r"\b([Ww])on't\b", r"\1ill not"),
     (r"\b([Ss])han't\b", r"\1hall not"), (r"\b(\w+)n't\b", r"\1 not"),
     (r"\bI'm\b", "I am"), (r"\b(\w+)'re\b", r"\1 are"), (r"\b(\w+)'ll\b", r"\1 will"),
     (r"\b(I|you|we|they|You|We|They)'ve\b", r"\1 have"),
-]
+]]
+_FINAL_MARKS = re.compile(r"\s*[.!?…]+$")
 
 
 def clean(text: str) -> str:
@@ -46,13 +48,14 @@ def clean(text: str) -> str:
 
 
 def english_key(text: str) -> str:
-    """The English sentence with its contractions written out (``"I'm here."`` -> ``"I am
-    here."``): two wordings of one sentence get one key, and the split keeps them together.
-    ``'s`` and ``'d`` are ambiguous (is/has, would/had) and stay."""
+    """The English sentence with its contractions written out, without its final marks, in
+    lower case (``"I'm here!"`` -> ``"i am here"``): the wordings of one sentence ("I'm
+    here.", "I am here!") get one key, and the split keeps them together. ``'s`` and ``'d``
+    are ambiguous (is/has, would/had) and stay."""
     text = clean(text)
     for pattern, repl in _CONTRACTIONS:
-        text = re.sub(pattern, repl, text)
-    return text
+        text = pattern.sub(repl, text)
+    return _FINAL_MARKS.sub("", text).lower()
 
 
 def load_pairs(path=TSV) -> list[tuple[str, str]]:
@@ -92,7 +95,8 @@ def split_by_english(pairs, n_dev: int = 1000, n_test: int = 1000, seed: int = 0
     go to the test set with every pair they have (every French wording, every English
     wording), the next ``n_dev`` to the development set, the rest to training. So no
     held-out reference, in either wording, was ever a training target."""
-    english = sorted({english_key(e) for _, e in pairs})
+    keys = {e: english_key(e) for e in {e for _, e in pairs}}
+    english = sorted(set(keys.values()))
     if n_dev + n_test >= len(english):
         raise ValueError(f"n_dev + n_test = {n_dev + n_test} leaves no training sentence "
                          f"among {len(english)} distinct English sentences")
@@ -101,7 +105,7 @@ def split_by_english(pairs, n_dev: int = 1000, n_test: int = 1000, seed: int = 0
     side.update({e: 1 for e in english[n_test:n_test + n_dev]})
     parts = ([], [], [])
     for pair in pairs:
-        parts[side.get(english_key(pair[1]), 0)].append(pair)
+        parts[side.get(keys[pair[1]], 0)].append(pair)
     return Split(*parts)
 
 

@@ -75,29 +75,35 @@ def non_latin(text: str) -> list[str]:
 @dataclasses.dataclass(frozen=True)
 class TrainingProfile:
     """What the model read in training: ``pairs`` sentence pairs whose French sentences have
-    at most ``max_words`` words, all of them in ``words`` (lower case)."""
+    at most ``max_words`` words, all of them in ``words`` (lower case), and whose English
+    sentences have at most ``max_english_words``."""
 
     pairs: int
     max_words: int
+    max_english_words: int
     words: frozenset
 
     @classmethod
     def from_pairs(cls, pairs) -> "TrainingProfile":
         """The profile of ``(french, english)`` training pairs."""
-        vocabulary, longest = set(), 0
-        for french, _ in pairs:
+        vocabulary, longest, longest_english = set(), 0, 0
+        for french, english in pairs:
             w = words(french)
             vocabulary.update(w)
             longest = max(longest, len(w))
-        return cls(len(pairs), longest, frozenset(vocabulary))
+            longest_english = max(longest_english, len(words(english)))
+        return cls(len(pairs), longest, longest_english, frozenset(vocabulary))
 
     def to_json(self) -> dict:
-        """A JSON-ready dict (the live page's ``limits.json``); words sorted."""
-        return {"pairs": self.pairs, "max_words": self.max_words, "words": sorted(self.words)}
+        """A JSON-ready dict (kept in the checkpoint; the live page's ``limits.json``);
+        words sorted."""
+        return {"pairs": self.pairs, "max_words": self.max_words,
+                "max_english_words": self.max_english_words, "words": sorted(self.words)}
 
     @classmethod
     def from_json(cls, data: dict) -> "TrainingProfile":
-        return cls(int(data["pairs"]), int(data["max_words"]), frozenset(data["words"]))
+        return cls(int(data["pairs"]), int(data["max_words"]), int(data["max_english_words"]),
+                   frozenset(data["words"]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,11 +144,14 @@ def check_sentence(sentence: str, pieces: int, profile: TrainingProfile,
     return Verdict(None, tuple(warnings))
 
 
-def training_profile(train_config: dict | None = None) -> TrainingProfile:
+def training_profile(blob: dict) -> TrainingProfile:
     """The profile of the pairs a real translator was trained on, from its checkpoint's
-    ``train_config`` (the corpus's split of that seed, its first ``limit`` training pairs);
-    the shipped corpus's default split when there is none."""
-    cfg = train_config or {}
+    dictionary (:func:`~illustrated.translator.load_translator`'s ``blob``): the one
+    ``python -m illustrated.train`` keeps in it, or, for a checkpoint without one, computed
+    from the corpus split its ``train_config`` names (seconds)."""
+    if "profile" in blob:
+        return TrainingProfile.from_json(blob["profile"])
+    cfg = blob.get("train_config") or {}
     return _profile(int(cfg.get("seed", 0)), int(cfg.get("limit", 0)))
 
 

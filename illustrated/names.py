@@ -6,8 +6,10 @@ a few hundred, *Boston* in about a hundred, and almost nothing else. A model tra
 learns *Tom* as a word, not the rule that a name is copied, and mangles a name it never saw.
 So the trainer shows it the rule: each training pair with a name on both sides
 (:func:`shared_names`) also trains in copies where that name is replaced, on both sides, by
-an invented one (:func:`invented_name`): *Tom a oublié.* / *Tom forgot.* becomes *Bralio a
-oublié.* / *Bralio forgot.*
+an invented one (:func:`invented_name`): *Tom a oublié.* / *Tom forgot.* becomes *Formaine a
+oublié.* / *Formaine forgot.* An invented name is made of random subword pieces of the
+model's own tokenizer, so the model learns to copy any piece, not only those of a few
+names.
 
 :func:`copy_probe` measures the rule on held-out sentences, with real names that appear
 nowhere in the corpus (:data:`PROBE_NAMES`) put in place of the names they had.
@@ -19,11 +21,6 @@ import re
 
 # A capitalised word: Tom, Chloé, Jean-Luc.
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?\b")
-_ONSETS = ["b", "c", "d", "f", "g", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z",
-           "br", "ch", "cl", "dr", "fl", "gr", "pr", "st", "tr", ""]
-_VOWELS = ["a", "e", "i", "o", "u", "ou", "ai", "é", "ia", "y"]
-_CODAS = ["", "", "", "n", "r", "l", "s", "m", "x", "t"]
-
 # Real first names, places and firms that occur nowhere in the shipped corpus (a test keeps
 # it so), each written the same in French and English.
 PROBE_NAMES = ("Sophie", "Pierre", "Camille", "Nadia", "Hugo", "Chloé", "Mehdi", "Inès",
@@ -48,11 +45,25 @@ def shared_names(french: str, english: str, names) -> list[str]:
             if w in names and w in english_words]
 
 
-def invented_name(rng: random.Random) -> str:
-    """A pronounceable name of two or three syllables that no language needs to
-    translate: ``Bralio``, ``Vémaxu``."""
-    syllables = [rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(rng.choice((2, 3)))]
-    return ("".join(syllables) + rng.choice(_CODAS)).capitalize()
+def name_pieces(tokenizer) -> tuple[list[str], list[str]]:
+    """``(first, inner)``: the pieces of ``tokenizer`` (a
+    :class:`~illustrated.tokenizer.SubwordTokenizer`) made of one to four lower-case
+    letters, those that start a word and those inside one."""
+    first, inner = [], []
+    for i in range(len(tokenizer)):
+        text = tokenizer.tok.decode([i])
+        core = text[1:] if text.startswith(" ") else text
+        if core.isalpha() and core.islower() and len(core) <= 4:
+            (first if text.startswith(" ") else inner).append(core)
+    return first, inner
+
+
+def invented_name(rng: random.Random, pieces) -> str:
+    """A capitalised word of a word-start piece and one or two inner pieces of ``pieces``
+    (from :func:`name_pieces`), drawn with ``rng``: ``Formaine``, ``Grider``."""
+    first, inner = pieces
+    parts = [rng.choice(first)] + [rng.choice(inner) for _ in range(rng.choice((1, 2)))]
+    return "".join(parts).capitalize()
 
 
 def substitute(french: str, english: str, old: str, new: str) -> tuple[str, str]:
@@ -61,9 +72,10 @@ def substitute(french: str, english: str, old: str, new: str) -> tuple[str, str]
     return word.sub(new, french), word.sub(new, english)
 
 
-def with_invented_names(pairs, copies: int, seed: int) -> list[tuple[str, str]]:
+def with_invented_names(pairs, copies: int, seed: int, pieces) -> list[tuple[str, str]]:
     """``pairs`` followed by ``copies`` copies of each pair that has a shared name, every
-    shared name replaced by an invented one (drawn with ``random.Random(seed)``)."""
+    shared name replaced by an invented one (:func:`invented_name` of ``pieces``, drawn with
+    ``random.Random(seed)``)."""
     if isinstance(copies, bool) or not isinstance(copies, int) or copies < 0:
         raise ValueError(f"copies must be an int >= 0, got {copies!r}")
     rng, names, extra = random.Random(seed), name_words(pairs), []
@@ -72,7 +84,7 @@ def with_invented_names(pairs, copies: int, seed: int) -> list[tuple[str, str]]:
         for _ in range(copies if found else 0):
             f, e = french, english
             for old in found:
-                f, e = substitute(f, e, old, invented_name(rng))
+                f, e = substitute(f, e, old, invented_name(rng, pieces))
             extra.append((f, e))
     return list(pairs) + extra
 

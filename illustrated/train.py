@@ -165,6 +165,8 @@ def _parser():
                       help="token budget of a step's global batch (default RealConfig's)")
     real.add_argument("--warmup", type=at_least(1), default=None,
                       help="warm-up steps of the learning-rate schedule (default RealConfig's)")
+    real.add_argument("--factor", type=float, default=None,
+                      help="scale of the learning-rate schedule (default the preset's)")
     real.add_argument("--limit", type=at_least(0), default=0,
                       help="train on the first N training pairs only (0: all)")
     real.add_argument("--preset", choices=["laptop", "base"], default="laptop",
@@ -238,13 +240,15 @@ def _main_toy(args):
 
 def _main_real(args):
     from .corpus import TSV, load_split
+    from .limits import TrainingProfile
     from .names import copy_probe, copy_rate
     from .tokenizer import TOKENIZER_FILE, SubwordTokenizer
     from .trainer import PRESETS, train_real
     from .translator import save_translator, translate
 
     over = {k: v for k, v in dict(steps=args.steps, max_tokens=args.max_tokens,
-                                  warmup=args.warmup, save_every=args.save_every).items()
+                                  warmup=args.warmup, factor=args.factor,
+                                  save_every=args.save_every).items()
             if v is not None}
     if args.tiny:
         over.update(d_model=32, N=1, h=2, d_ff=64, dropout=0.0)
@@ -300,8 +304,10 @@ def _main_real(args):
             scores["unaveraged_beam_bleu"] = corpus_scores(
                 translate(last, tok, src, beam=4), refs)["bleu"]
     out = args.out or f"checkpoints/real-{time.strftime('%Y%m%d-%H%M%S')}.pt"
+    trained_on = split.train[:cfg.limit] if cfg.limit else split.train
     path = save_translator(out, model, tok, history=log.loss, curve=log.curve, scores=scores,
-                           train_config=dataclasses.asdict(cfg), preset=args.preset)
+                           train_config=dataclasses.asdict(cfg), preset=args.preset,
+                           profile=TrainingProfile.from_pairs(trained_on).to_json())
     print(f"wrote: {path} (python -m illustrated.translate --checkpoint {path} uses it)")
     if held:
         print("held-out: " + " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"

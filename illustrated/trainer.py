@@ -27,7 +27,7 @@ from .batching import shard, token_batches
 from .checkpoint import write_atomically
 from .data import make_batch
 from .model import ModelConfig, Transformer
-from .names import with_invented_names
+from .names import name_pieces, with_invented_names
 from .train import rate
 
 STATE_FORMAT = "illustrated-real-training-state-1"
@@ -51,7 +51,7 @@ class RealConfig:
     dropout: float = 0.1
     norm_first: bool = False  # False: post-norm, as the paper; True: pre-norm
     clip: float = 0.0  # clip the gradient's norm to this (0: no clipping, as the paper)
-    names: int = 2  # copies of each pair with a name, the name replaced (illustrated.names)
+    names: int = 3  # copies of each pair with a name, the name replaced (illustrated.names)
     average: int = 5  # checkpoints averaged at the end (the paper: the last 5)
     average_every: int = 100  # steps between those checkpoints
     save_every: int = 200  # steps between resumable checkpoints
@@ -209,7 +209,7 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
     amp = dev.type == "cuda" if amp is None else amp
     if cfg.limit:
         pairs = pairs[:cfg.limit]
-    pairs = with_invented_names(pairs, cfg.names, cfg.seed)
+    pairs = with_invented_names(pairs, cfg.names, cfg.seed, name_pieces(tokenizer))
     data = [(tokenizer.encode(f), tokenizer.encode(e)) for f, e in pairs]
     held = [(tokenizer.encode(f), tokenizer.encode(e)) for f, e in dev_pairs]
     lengths = [max(len(s), len(t)) for s, t in data]

@@ -32,15 +32,13 @@ one-line message).
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import sys
 import warnings
 from pathlib import Path
 
 from ._cli import Parser, at_least, plain_warnings
-from .limits import TrainingProfile, check_sentence, split_sentences, words
+from .limits import check_sentence, split_sentences, training_profile
 
 # The toy checkpoint the chapters 10-11 load (``make checkpoint`` regenerates it); present in
 # a clone of the repository, absent from an installed wheel.
@@ -65,8 +63,8 @@ def latest_checkpoint(folder="checkpoints", pattern="translator-*.pt"):
 
 
 class _Parser(Parser):
-    """The command's parser: its description, which reads the corpus, is written only when
-    the help is shown."""
+    """The command's parser: its description, which reads the shipped checkpoint, is
+    written only when the help is shown."""
 
     def format_help(self):
         self.description = _description()
@@ -74,9 +72,11 @@ class _Parser(Parser):
 
 
 def _description() -> str:
+    from .translator import SHIPPED_REAL, load_translator
+
     try:
-        profile, english = _trained_on()
-    except OSError as error:  # an installed package without the corpus
+        profile = training_profile(load_translator(SHIPPED_REAL)[2])
+    except (OSError, ValueError) as error:  # an installed package without the data
         return (f"Translate French to English with the real translator the repository "
                 f"ships, or the toy one of chapters 10-11 (--toy). What the real one was "
                 f"trained on cannot be said here: {error}.")
@@ -85,10 +85,10 @@ def _description() -> str:
         f"toy one of chapters 10-11 (--toy). The real translator was trained on "
         f"{profile.pairs:,} French-English sentence pairs of the Tatoeba Project, short "
         f"everyday sentences: the longest French one has {profile.max_words} words, the "
-        f"longest English one {english}. It knows short everyday sentences; longer "
-        f"sentences, names it never saw, rare words and other topics or registers come out "
-        f"worse (the chapter Real sentences measures this). Each input line gives one output "
-        f"line; refusals and warnings go to stderr.")
+        f"longest English one {profile.max_english_words}. It knows short everyday "
+        f"sentences; longer sentences, names it never saw, rare words and other topics or "
+        f"registers come out worse (the chapter Real sentences measures this). Each input "
+        f"line gives one output line; refusals and warnings go to stderr.")
 
 
 def _parser():
@@ -191,7 +191,7 @@ def _real(args, lines):
               f"any French sentence (python -m illustrated.translate --toy --vocab lists "
               f"the toy translator's words).")
         return 0
-    profile, _ = _trained_on(blob.get("train_config"))
+    profile = training_profile(blob)
     status, accepted = 0, []  # accepted: (index of the line, the sentence prepared)
     for i, line in enumerate(lines):
         for s in split_sentences(line):
@@ -231,41 +231,6 @@ def lean(model):
         if hasattr(module, "need_weights"):
             module.need_weights = False
     return model
-
-
-def _trained_on(train_config: dict | None = None) -> tuple[TrainingProfile, int]:
-    """``(profile, english_max_words)``: the ``TrainingProfile`` of the pairs a real
-    translator was trained on (its checkpoint's ``train_config``; ``None``: the shipped
-    corpus's default split, as ``limits.training_profile``), and the words of their longest
-    English sentence. Splitting the corpus takes seconds, so the result is kept in
-    ``$XDG_CACHE_HOME/illustrated/`` (default ``~/.cache``), under a name that changes with
-    the corpus, the rule's and the split's code, the seed and the limit."""
-    from . import corpus, limits
-
-    cfg = train_config or {}
-    seed, limit = int(cfg.get("seed", 0)), int(cfg.get("limit", 0))
-    key = hashlib.sha256(f"{seed} {limit}".encode())
-    for source in (corpus.TSV, Path(limits.__file__), Path(corpus.__file__)):
-        key.update(Path(source).read_bytes())
-    cache = _cache_dir() / f"profile-{key.hexdigest()[:20]}.json"
-    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-        data = json.loads(cache.read_text(encoding="utf-8"))
-        return TrainingProfile.from_json(data["profile"]), int(data["english_max_words"])
-    train = corpus.load_split(seed=seed).train  # what limits.training_profile reads
-    train = train[:limit] if limit else train
-    profile = TrainingProfile.from_pairs(train)
-    english = max((len(words(e)) for _, e in train), default=0)
-    with contextlib.suppress(OSError):  # a cache that cannot be written is only slower
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"profile": profile.to_json(),
-                                   "english_max_words": english}), encoding="utf-8")
-        os.replace(tmp, cache)
-    return profile, english
-
-
-def _cache_dir() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "illustrated"
 
 
 def attention_table(model, tok, french: str, english: str) -> str:

@@ -71,7 +71,7 @@ PAIRS = [("Je suis là.", "I'm here."),
 
 def test_profile_from_pairs_and_json_round_trip():
     p = TrainingProfile.from_pairs(PAIRS)
-    assert p.pairs == 3 and p.max_words == 7
+    assert p.pairs == 3 and p.max_words == 7 and p.max_english_words == 7  # can, t: two
     assert p.words == {"je", "suis", "là", "il", "ne", "voit", "pas", "le", "chat", "noir",
                        "merci"}
     data = p.to_json()
@@ -95,10 +95,15 @@ def fake_corpus(monkeypatch):
     limits._profile.cache_clear()
 
 
-def test_training_profile_reads_seed_and_limit(fake_corpus):
-    assert training_profile({"seed": 3, "limit": 1}) == TrainingProfile.from_pairs(PAIRS[:1])
-    assert training_profile(None) == TrainingProfile.from_pairs(PAIRS)  # limit 0: all
-    assert training_profile({"seed": 3, "limit": 0, "steps": 9}).pairs == 3
+def test_training_profile_kept_in_the_checkpoint_or_computed(fake_corpus):
+    kept = TrainingProfile.from_pairs(PAIRS[1:])
+    assert training_profile({"profile": kept.to_json(), "train_config": {"seed": 3}}) == kept
+    assert fake_corpus == []  # read from the checkpoint, the corpus untouched
+    # an older checkpoint without one: computed from its split, seed and limit
+    assert training_profile({"train_config": {"seed": 3, "limit": 1}}) == \
+        TrainingProfile.from_pairs(PAIRS[:1])
+    assert training_profile({}) == TrainingProfile.from_pairs(PAIRS)  # limit 0: all
+    assert training_profile({"train_config": {"seed": 3, "limit": 0, "steps": 9}}).pairs == 3
     assert fake_corpus == [3, 0, 3]
 
 
@@ -106,14 +111,15 @@ def test_training_profile_of_the_shipped_corpus():
     from illustrated.corpus import load_split
 
     train = load_split().train
-    p = training_profile()
+    limits._profile.cache_clear()
+    p = training_profile({})
     assert p.pairs == len(train) and p.max_words == max(len(words(f)) for f, _ in train)
     assert {"je", "suis", "étudiant", "m", "appelle"} <= p.words and "the" not in p.words
 
 
 # check_sentence: one verdict, the exact words of the messages
-PROFILE = TrainingProfile(pairs=3, max_words=4, words=frozenset({"je", "suis", "là", "le",
-                                                                 "chat"}))
+PROFILE = TrainingProfile(pairs=3, max_words=4, max_english_words=4,
+                          words=frozenset({"je", "suis", "là", "le", "chat"}))
 
 
 def check(sentence, pieces=5, max_len=10):

@@ -7,15 +7,18 @@ from pathlib import Path
 import pytest
 import torch
 
+from illustrated.model import Transformer
+
 from illustrated.corpus import load_split
 from illustrated.loss import LabelSmoothingLoss
 from illustrated.tokenizer import SubwordTokenizer
 from illustrated.train import main
-from illustrated.trainer import (RealConfig, average_state_dicts, smoothed_loss_sum,
-                                 train_real)
+from illustrated.trainer import (PRESETS, RealConfig, average_state_dicts, dev_loss,
+                                 smoothed_loss_sum, train_real)
 
 TINY = RealConfig(steps=6, max_tokens=300, warmup=3, d_model=32, N=1, h=2, d_ff=64,
-                  dropout=0.1, average=2, average_every=2, save_every=3, limit=200)
+                  dropout=0.1, average=2, average_every=2, save_every=3, limit=200,
+                  eval_every=2, bleu_every=4)
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -48,24 +51,30 @@ def test_checkpoint_averaging():
 
 def test_training_ends_with_the_average_of_the_last_checkpoints(data, tmp_path):
     pairs, tok = data
-    model, hist = train_real(TINY, pairs, tok, tmp_path / "s.pt", device="cpu",
-                             progress=False)
+    model, log = train_real(TINY, pairs, tok, tmp_path / "s.pt", device="cpu",
+                            progress=False)
     snaps = torch.load(tmp_path / "s.pt", weights_only=True)["snapshots"]
-    assert len(snaps) == 2 and len(hist) == 6 and hist[-1] < hist[0]
+    assert len(snaps) == 2 and len(log.loss) == 6 and log.loss[-1] < log.loss[0]
     for k, v in model.state_dict().items():
         torch.testing.assert_close(v, (snaps[0][k] + snaps[1][k]) / 2)
+    # the weights before the averaging are kept too: the last snapshot's
+    assert log.last.keys() == model.state_dict().keys()
+    for k, v in log.last.items():
+        assert torch.equal(v, snaps[1][k]), k
 
 
 def test_resume_after_interrupt_gives_the_same_model(data, tmp_path):
     pairs, tok = data
-    whole, hist = train_real(TINY, pairs, tok, tmp_path / "a.pt", device="cpu",
-                             progress=False)
+    dev = pairs[-8:]
+    whole, log = train_real(TINY, pairs, tok, tmp_path / "a.pt", device="cpu",
+                            progress=False, dev_pairs=dev)
     _, part = train_real(TINY, pairs, tok, tmp_path / "b.pt", device="cpu", progress=False,
-                         stop_after=4)  # interrupted after step 4; last state: step 3
-    assert len(part) == 4
-    resumed, hist2 = train_real(TINY, pairs, tok, tmp_path / "b.pt", resume=True,
-                                device="cpu", progress=False)
-    assert hist2 == hist
+                         stop_after=4, dev_pairs=dev)  # interrupted after step 4
+    assert len(part.loss) == 4
+    assert torch.load(tmp_path / "b.pt", weights_only=True)["step"] == 4  # saved at the stop
+    resumed, log2 = train_real(TINY, pairs, tok, tmp_path / "b.pt", resume=True,
+                               device="cpu", progress=False, dev_pairs=dev)
+    assert log2.loss == log.loss and log2.curve == log.curve
     for (k, v), w in zip(whole.state_dict().items(), resumed.state_dict().values()):
         assert torch.equal(v, w), k
     other = dataclasses.replace(TINY, steps=7)
@@ -97,3 +106,43 @@ def test_two_ddp_processes_equal_one_process(tmp_path):
     for k, v in one["model"].items():
         torch.testing.assert_close(ddp["model"][k], v, rtol=1e-4, atol=1e-4)
     assert ddp["history"][0] > 0
+
+
+def test_the_curve_is_the_development_loss_and_bleu_of_the_model_at_that_step(data, tmp_path):
+    pairs, tok = data
+    dev = pairs[-8:]
+    model, log = train_real(TINY, pairs, tok, None, device="cpu", progress=False,
+                            dev_pairs=dev)
+    assert [p["step"] for p in log.curve] == [2, 4, 6]
+    assert ["dev_bleu" in p for p in log.curve] == [False, True, True]  # every 4, and last
+    last = Transformer(model.config)
+    last.load_state_dict(log.last)  # the weights at step 6, before averaging
+    data_ids = [(tok.encode(f), tok.encode(e)) for f, e in dev]
+    assert log.curve[-1]["dev_loss"] == round(dev_loss(last, data_ids, 1200, 0.1), 4)
+    assert 0 < log.curve[-1]["dev_distinct"] <= 1
+
+
+def test_a_collapsed_training_is_said(data, monkeypatch):
+    """A model that writes one sentence whatever it reads: the trainer warns."""
+    pairs, tok = data
+    monkeypatch.setattr("illustrated.translator.translate",
+                        lambda model, tok, sentences, **kw: ["I you you."] * len(sentences))
+    with pytest.warns(UserWarning, match="training has collapsed: the development set's "
+                      "translations are 12% as varied as its references"):
+        train_real(TINY, pairs, tok, None, device="cpu", progress=False,
+                   dev_pairs=pairs[-8:])
+
+
+def test_a_healthy_training_is_not_called_collapsed(data, monkeypatch, recwarn):
+    pairs, tok = data
+    monkeypatch.setattr("illustrated.translator.translate",
+                        lambda model, tok, sentences, **kw: list(sentences))
+    train_real(TINY, pairs, tok, None, device="cpu", progress=False, dev_pairs=pairs[-8:])
+    assert not [w for w in recwarn if "collapsed" in str(w.message)]
+
+
+def test_presets():
+    assert PRESETS["laptop"] == RealConfig()
+    base = PRESETS["base"]
+    assert (base.d_model, base.N, base.h, base.d_ff) == (512, 6, 8, 2048)  # the paper's base
+    assert RealConfig().peak_rate() == pytest.approx(0.6 * 256 ** -0.5 * 400 ** -0.5)

@@ -7,17 +7,6 @@ from illustrated import limits, translate
 from illustrated.translate import SHIPPED, main
 
 
-@pytest.fixture(scope="module")
-def cache_home(tmp_path_factory):
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture(autouse=True)
-def _cache_in_tmp(cache_home, monkeypatch):
-    """The training profile's cache goes to a folder of the test session, not ~/.cache."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home))
-
-
 def test_without_checkpoint_says_how(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(translate, "SHIPPED", tmp_path / "absent.pt")
@@ -50,6 +39,12 @@ def test_sentences_from_stdin(tmp_path, monkeypatch, capsys):
 
 
 # The real translator: a tiny untrained one for the messages, the shipped one for the output.
+# The tiny one's checkpoint keeps a small profile of what it was "trained on", as train does.
+PROFILE = limits.TrainingProfile.from_pairs([
+    ("Je suis là et tu es là.", "I'm here and you're here."), ("Merci, le chat !", "Thanks!"),
+    ("Oui. Non. Bonjour, il pleut, bien sûr.", "Yes. No. Hello, it's raining, of course.")])
+
+
 @pytest.fixture(scope="module")
 def tiny_real(tmp_path_factory):
     import torch
@@ -62,7 +57,8 @@ def tiny_real(tmp_path_factory):
     tok = SubwordTokenizer.load()
     cfg = RealConfig(d_model=16, N=1, h=2, d_ff=32, dropout=0.0)
     model = Transformer(model_config(cfg, len(tok)), torch.Generator().manual_seed(0))
-    return str(save_translator(tmp_path_factory.mktemp("real") / "t.pt", model, tok))
+    return str(save_translator(tmp_path_factory.mktemp("real") / "t.pt", model, tok,
+                               profile=PROFILE.to_json()))
 
 
 def test_bad_input_messages(tiny_real, monkeypatch, capsys):
@@ -161,7 +157,7 @@ def test_warnings_go_to_stderr_only(tiny_real, fake_model, capsys):
     assert out.err.splitlines()[1:] == [
         f'warning: line 2, "{long[:59]}…": '
         + limits.LONGER_THAN_TRAINING.format(n=len(limits.words(long)),
-                                           max_words=translate._trained_on()[0].max_words)]
+                                           max_words=PROFILE.max_words)]
 
 
 def test_model_runs_lean_on_its_threads_and_leaves_torch_as_it_was(tiny_real, fake_model,
@@ -189,34 +185,11 @@ def split():
     return load_split()
 
 
-def test_training_profile_is_cached(split, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    seeds = []
-
-    def load_split(seed=0):  # the real split, computed once for the module; calls counted
-        seeds.append(seed)
-        return split
-
-    monkeypatch.setattr("illustrated.corpus.load_split", load_split)
-    limits._profile.cache_clear()
-    profile, english = translate._trained_on()
-    assert profile == limits.training_profile()  # the rule's own profile
-    assert english == max(len(limits.words(e)) for _, e in split.train)
-    files = list(tmp_path.glob("illustrated/profile-*.json"))
-    assert len(files) == 1
-    seeds.clear()
-    assert translate._trained_on({"seed": 0, "limit": 0}) == (profile, english)
-    assert seeds == []  # read from the file
-    files[0].write_text("{damaged")
-    assert translate._trained_on() == (profile, english) and seeds == [0]  # rebuilt
-    assert translate._trained_on({"seed": 0, "limit": 10})[0].pairs == 10
-    assert translate._trained_on({"seed": 1, "limit": 10})[0].pairs == 10
-    assert seeds == [0, 0, 1]  # another limit or seed: another file
-    assert len(list(tmp_path.glob("illustrated/profile-*.json"))) == 3
-    limits._profile.cache_clear()
-
-
 def test_help_says_what_the_model_was_trained_on(split, capsys):
+    from illustrated.translator import load_translator
+
+    profile = limits.training_profile(load_translator()[2])
+    assert profile.pairs == len(split.train)  # the shipped model read the shipped split
     train = split.train
     with pytest.raises(SystemExit):
         main(["--help"])
@@ -239,18 +212,18 @@ def test_help_describes_every_option(capsys):
     assert "--vocab" in text and "greedy decoding" in " ".join(text.split())
 
 
-def test_without_the_corpus_help_and_translation_say_so(tiny_real, tmp_path, monkeypatch,
-                                                        capsys):
-    missing = tmp_path / "eng-fra.tsv"
-    monkeypatch.setattr("illustrated.corpus.TSV", missing)
+def test_without_the_data_help_says_so_and_a_checkpoint_needs_no_corpus(tiny_real, tmp_path,
+                                                                         monkeypatch, capsys):
+    monkeypatch.setattr("illustrated.translator.SHIPPED_REAL", tmp_path / "translator.pt")
     with pytest.raises(SystemExit) as exit_:
         main(["--help"])
     assert exit_.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "cannot be said here: [Errno 2] No such file or directory" in text
-    assert main(["merci", "--checkpoint", tiny_real]) == 1
-    err = capsys.readouterr().err.splitlines()
-    assert err[1].startswith("cannot translate: ") and str(missing) in err[1] and len(err) == 2
+    # the checkpoint keeps the profile of what it read: the corpus is not needed
+    monkeypatch.setattr("illustrated.corpus.TSV", tmp_path / "eng-fra.tsv")
+    assert main(["merci", "--checkpoint", tiny_real]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1
 
 
 @pytest.mark.parametrize("argv, message", [
