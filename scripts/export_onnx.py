@@ -5,7 +5,7 @@
 Writes into _static/live/ (ignored by git; Sphinx copies it to _build/html/_static/live/):
 encoder.onnx, decoder.onnx and their shared weights.bin (illustrated.export), the
 tokenizer's JSON (the one inside the checkpoint), limits.json (what the model read in
-training, illustrated.limits.training_profile of its train_config: the page's limits.mjs
+training, illustrated.limits.training_profile of the checkpoint: the page's limits.mjs
 warns as the command does) and manifest.json (what the page needs to know: whether
 tokenizer.js and onnxruntime-web are there, the special ids, MAX_LEN, the length penalty of
 illustrated.translator.translate, the files' sizes). Nothing is done when these are newer
@@ -72,7 +72,7 @@ def export_onnx() -> bool:
 
         model, tokenizer, blob = load_translator(CHECKPOINT)
         manifest = export_translator(model, LIVE)
-        profile = training_profile(blob.get("train_config")).to_json()
+        profile = training_profile(blob).to_json()  # the one the command reads
     except Exception as error:  # noqa: BLE001 - any failure: say it, build the rest
         print(f"The live translator will not run: exporting {CHECKPOINT.name} to ONNX failed: "
               f"{type(error).__name__}: {error}", file=sys.stderr, flush=True)

@@ -27,7 +27,7 @@ def reference():
     from illustrated.translator import MAX_LEN, load_translator
 
     model, tok, blob = load_translator()
-    return model, tok, training_profile(blob.get("train_config")), MAX_LEN
+    return model, tok, training_profile(blob), MAX_LEN
 
 
 def _pieces(tok, sentence: str) -> int:
