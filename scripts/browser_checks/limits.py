@@ -66,6 +66,7 @@ def check(context, origin: str, html_dir: Path) -> list[str]:
     start = time.perf_counter()
     try:
         page.goto(f"{origin}/{PAGE}", wait_until="load")
+        page.evaluate("window.liveTranslator.ready")  # its own downloads done before close
         got = page.evaluate(ANSWER_JS, job)
     except Error as err:
         return log + [f"{PAGE}: limits: the module did not run: {str(err).splitlines()[0]}"]
