@@ -195,8 +195,9 @@ def _real(args, lines):
     status, accepted = 0, []  # accepted: (index of the line, the sentence prepared)
     for i, line in enumerate(lines):
         for s in split_sentences(line):
-            text = prepare(s)
-            verdict = check_sentence(s, len(tok.encode(text)), profile, MAX_LEN)
+            text = prepare(s)  # "" for a sentence of invisible spaces, which has no words
+            pieces = len(tok.encode(text)) if text else 0
+            verdict = check_sentence(s, pieces, profile, MAX_LEN)
             where = f"line {i + 1}, {_quote(s)}"
             if verdict.refusal:
                 print(f"skipped {where}: {verdict.refusal}", file=sys.stderr)

@@ -142,6 +142,15 @@ def test_a_refused_sentence_keeps_the_lines_aligned(tiny_real, fake_model, monke
     assert len(fake_model[0]["sentences"]) == 4
 
 
+def test_a_sentence_of_invisible_spaces_has_no_words(tiny_real, fake_model, capsys):
+    """U+200B (a zero-width space) is a space to the corpus's cleaning: nothing is left to
+    encode, and the sentence is refused as the live page refuses it."""
+    assert main(["merci.", "\u200b\u200b", "--checkpoint", tiny_real]) == 1
+    out = capsys.readouterr()
+    assert out.out.splitlines() == ["<Merci.>", ""]
+    assert out.err.splitlines()[1:] == ['skipped line 2, "\u200b\u200b": ' + limits.NO_WORDS]
+
+
 def test_arguments_are_lines_and_numbered(tiny_real, fake_model, capsys):
     assert main(["merci. oui.", "", "Привет.", "bien sûr", "--checkpoint", tiny_real]) == 1
     out = capsys.readouterr()
