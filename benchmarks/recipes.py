@@ -56,7 +56,7 @@ def one(over: dict) -> dict:
     outputs = translate(model, tok, [f for f, _ in dev[:200]])
     return {"config": over, "peak_rate": cfg.peak_rate(),
             "seconds": round(time.perf_counter() - start, 1), "curve": log.curve,
-            "loss": log.loss, "distinct": len(set(outputs)) / len(outputs),
+            "distinct": len(set(outputs)) / len(outputs),
             "sample": outputs[:5]}
 
 

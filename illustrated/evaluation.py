@@ -21,7 +21,9 @@ import numpy as np
 
 from .corpus import DATA_DIR
 
+#: The probe set of our own sentences (not Tatoeba's).
 PROBE = DATA_DIR / "probe.tsv"
+#: The kinds of sentence the probe set holds, the control (``everyday``) first.
 PROBE_KINDS = ("everyday", "long", "names", "topic", "register")
 _WORD = re.compile(r"\w+")
 
@@ -63,7 +65,7 @@ def corpus_scores(hyps, refs) -> dict:
         hyps: N translations, str each.
         refs: N references, str each, in the same order.
     Returns:
-        a dict: ``sentences`` (N), ``bleu`` and ``chrf`` (floats on sacreBLEU's 0-100
+        A dict with ``sentences`` (N), ``bleu`` and ``chrf`` (floats on sacreBLEU's 0-100
         scale), ``bleu_signature`` and ``chrf_signature`` (str).
     """
     _check_aligned(refs, hyps=hyps)
@@ -117,7 +119,7 @@ def paired_bootstrap(hyps_a, hyps_b, refs, resamples: int = 1000, seed: int = 0)
         hyps_a, hyps_b: N translations each, of the same N sources.
         refs: the N references.
     Returns:
-        a dict: ``a`` and ``b`` (BLEU of each on the whole set), ``delta`` (``b - a``),
+        A dict with ``a`` and ``b`` (BLEU of each on the whole set), ``delta`` (``b - a``),
         ``low`` and ``high`` (its 95 % interval over the resamples), ``b_wins`` (the share
         of resamples where ``b`` scores strictly higher), ``resamples`` and ``seed``.
     """
@@ -317,7 +319,7 @@ def probe_scores(model, tok, path=PROBE, beam: int = 0, resamples: int = 1000) -
     """Translate the probe set (:func:`load_probe`) and score it kind by kind.
 
     Returns:
-        a dict: ``kinds`` maps each kind to its :func:`grouped_scores` entry (sentences,
+        A dict whose ``kinds`` maps each kind to its :func:`grouped_scores` entry (sentences,
         share, BLEU, chrF and their intervals), ``translations`` lists the translations in
         the file's order. chrF is the one to read: a kind has about ten sentences, too few
         n-grams for a stable BLEU.

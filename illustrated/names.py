@@ -21,8 +21,8 @@ import re
 
 # A capitalised word: Tom, Chloé, Jean-Luc.
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?\b")
-# Real first names, places and firms that occur nowhere in the shipped corpus (a test keeps
-# it so), each written the same in French and English.
+#: Real first names, places and firms that occur nowhere in the shipped corpus (a test
+#: keeps it so), each written the same in French and English.
 PROBE_NAMES = ("Sophie", "Pierre", "Camille", "Nadia", "Hugo", "Chloé", "Mehdi", "Inès",
                "Lucas", "Manon", "Théo", "Yasmine", "Karim", "Élodie", "Baptiste",
                "Margaux", "Olga", "Fatou", "Aurélien", "Zoé", "Julien", "Amira", "Bastien",

@@ -177,7 +177,8 @@ def _parser():
     real.add_argument("--device", default=None,
                       help="cpu, cuda or mps (default: the best available)")
     real.add_argument("--amp", action=argparse.BooleanOptionalAction, default=None,
-                      help="mixed precision, bfloat16 (default: on for cuda only)")
+                      help="mixed precision, bfloat16 (default: on where it is native: a "
+                      "GPU, or a CPU with AVX-512 BF16 or AMX)")
     real.add_argument("--state", default="checkpoints/real-state.pt",
                       help="the resumable training state, rewritten atomically every "
                       "--save-every steps (default %(default)s)")

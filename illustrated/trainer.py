@@ -100,6 +100,19 @@ def best_device() -> str:
     return "cpu"
 
 
+def native_bf16(device: torch.device) -> bool:
+    """Does ``device`` compute in bfloat16 natively: a CUDA GPU, or a CPU with AVX-512 BF16
+    or AMX (elsewhere bfloat16 is emulated, slower than float32)?"""
+    if device.type == "cuda":
+        return True
+    if device.type != "cpu":
+        return False
+    try:  # private helpers of torch.cpu, guarded: an older or newer torch may lack them
+        return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
+    except AttributeError:
+        return False
+
+
 def _distributed(device: str):
     """``(rank, world, device)``; joins the process group when ``torchrun`` started us."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -196,7 +209,8 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
             the end, and where ``stop_after`` stops (``None``: none).
         resume: continue from ``state_path``, which must exist.
         device: ``"cpu"``, ``"cuda"``, ``"mps"``; default :func:`best_device`.
-        amp: mixed precision (bfloat16 autocast); default: on for CUDA only.
+        amp: mixed precision (bfloat16 autocast); default: where bfloat16 is native
+            (:func:`native_bf16`: a CUDA GPU, a recent x86 CPU).
         progress: a tqdm progress bar (``None``: only when stderr is a terminal).
         stop_after: stop (as if interrupted) once this many steps are done.
         dev_pairs: held-out pairs for the curve: the development loss every
@@ -206,7 +220,7 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
     :class:`TrainingLog`.
     """
     rank, world, dev = _distributed(device or best_device())
-    amp = dev.type == "cuda" if amp is None else amp
+    amp = native_bf16(dev) if amp is None else amp
     if cfg.limit:
         pairs = pairs[:cfg.limit]
     pairs = with_invented_names(pairs, cfg.names, cfg.seed, name_pieces(tokenizer))
@@ -304,7 +318,8 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
     return model.cpu().eval(), log
 
 
-# The two recipes of `python -m illustrated.train --corpus tatoeba --preset ...`.
+#: The two recipes of ``python -m illustrated.train --corpus tatoeba --preset ...``:
+#: ``laptop`` (the default) and ``base`` (the paper's base sizes, for a GPU).
 PRESETS = {
     "laptop": RealConfig(),
     "base": RealConfig(d_model=512, N=6, h=8, d_ff=2048, max_tokens=6000, steps=3000,

@@ -19,7 +19,9 @@ from .tokenizer import SubwordTokenizer
 
 FORMAT = "illustrated-real-translator-1"
 SHIPPED_REAL = DATA_DIR / "translator.pt"
-MAX_LEN = 64  # longest source or target, in subword tokens with <bos> and <eos>
+#: The longest source or target the model reads or writes, in subword tokens with
+#: ``<bos>`` and ``<eos>``.
+MAX_LEN = 64
 _END = re.compile(r"[.!?…]$")
 
 

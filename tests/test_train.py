@@ -139,8 +139,8 @@ def test_real_command_scores_with_sacrebleus_signatures(tmp_path, capsys, monkey
     monkeypatch.setattr(translator, "translate", recorded)
     out = tmp_path / "t.pt"
     assert main(["--corpus", "tatoeba", "--tiny", "--limit", "100", "--steps", "1",
-                 "--max-tokens", "300", "--eval-limit", "4", "--no-progress", "--device",
-                 "cpu", "--state", str(tmp_path / "s.pt"), "--out", str(out)]) == 0
+                 "--max-tokens", "300", "--eval-limit", "4", "--no-progress", "--no-amp",
+                 "--device", "cpu", "--state", str(tmp_path / "s.pt"), "--out", str(out)]) == 0
     scores = torch.load(out, weights_only=True)["scores"]
     held = load_split().test[:4]
     refs = [[e for _, e in held]]
@@ -164,7 +164,8 @@ def test_real_command_scores_with_sacrebleus_signatures(tmp_path, capsys, monkey
 
 # python -m illustrated.train --corpus tatoeba: interrupted, then resumed
 REAL = ["--corpus", "tatoeba", "--tiny", "--limit", "200", "--steps", "6", "--max-tokens",
-        "300", "--eval", "none", "--no-progress", "--device", "cpu", "--save-every", "200"]
+        "300", "--eval", "none", "--no-progress", "--device", "cpu", "--save-every", "200",
+        "--no-amp"]
 
 
 @pytest.fixture(scope="module")

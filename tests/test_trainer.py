@@ -51,7 +51,7 @@ def test_checkpoint_averaging():
 
 def test_training_ends_with_the_average_of_the_last_checkpoints(data, tmp_path):
     pairs, tok = data
-    model, log = train_real(TINY, pairs, tok, tmp_path / "s.pt", device="cpu",
+    model, log = train_real(TINY, pairs, tok, tmp_path / "s.pt", device="cpu", amp=False,
                             progress=False)
     snaps = torch.load(tmp_path / "s.pt", weights_only=True)["snapshots"]
     assert len(snaps) == 2 and len(log.loss) == 6 and log.loss[-1] < log.loss[0]
@@ -66,20 +66,20 @@ def test_training_ends_with_the_average_of_the_last_checkpoints(data, tmp_path):
 def test_resume_after_interrupt_gives_the_same_model(data, tmp_path):
     pairs, tok = data
     dev = pairs[-8:]
-    whole, log = train_real(TINY, pairs, tok, tmp_path / "a.pt", device="cpu",
+    whole, log = train_real(TINY, pairs, tok, tmp_path / "a.pt", device="cpu", amp=False,
                             progress=False, dev_pairs=dev)
-    _, part = train_real(TINY, pairs, tok, tmp_path / "b.pt", device="cpu", progress=False,
+    _, part = train_real(TINY, pairs, tok, tmp_path / "b.pt", device="cpu", amp=False, progress=False,
                          stop_after=4, dev_pairs=dev)  # interrupted after step 4
     assert len(part.loss) == 4
     assert torch.load(tmp_path / "b.pt", weights_only=True)["step"] == 4  # saved at the stop
     resumed, log2 = train_real(TINY, pairs, tok, tmp_path / "b.pt", resume=True,
-                               device="cpu", progress=False, dev_pairs=dev)
+                               device="cpu", amp=False, progress=False, dev_pairs=dev)
     assert log2.loss == log.loss and log2.curve == log.curve
     for (k, v), w in zip(whole.state_dict().items(), resumed.state_dict().values()):
         assert torch.equal(v, w), k
     other = dataclasses.replace(TINY, steps=7)
     with pytest.raises(ValueError, match="another configuration"):
-        train_real(other, pairs, tok, tmp_path / "b.pt", resume=True, device="cpu",
+        train_real(other, pairs, tok, tmp_path / "b.pt", resume=True, device="cpu", amp=False,
                    progress=False)
 
 
@@ -87,7 +87,7 @@ def test_two_ddp_processes_equal_one_process(tmp_path):
     """torchrun, 2 CPU processes (gloo), each half of every global batch: the same weights
     as one process on the whole batch (no dropout, so no random stream differs)."""
     flags = ["--corpus", "tatoeba", "--tiny", "--limit", "200", "--steps", "3",
-             "--max-tokens", "300", "--eval", "none", "--no-progress"]
+             "--max-tokens", "300", "--eval", "none", "--no-progress", "--no-amp"]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     env.pop("WORLD_SIZE", None)
     subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
@@ -111,7 +111,7 @@ def test_two_ddp_processes_equal_one_process(tmp_path):
 def test_the_curve_is_the_development_loss_and_bleu_of_the_model_at_that_step(data, tmp_path):
     pairs, tok = data
     dev = pairs[-8:]
-    model, log = train_real(TINY, pairs, tok, None, device="cpu", progress=False,
+    model, log = train_real(TINY, pairs, tok, None, device="cpu", amp=False, progress=False,
                             dev_pairs=dev)
     assert [p["step"] for p in log.curve] == [2, 4, 6]
     assert ["dev_bleu" in p for p in log.curve] == [False, True, True]  # every 4, and last
@@ -129,7 +129,7 @@ def test_a_collapsed_training_is_said(data, monkeypatch):
                         lambda model, tok, sentences, **kw: ["I you you."] * len(sentences))
     with pytest.warns(UserWarning, match="training has collapsed: the development set's "
                       "translations are 12% as varied as its references"):
-        train_real(TINY, pairs, tok, None, device="cpu", progress=False,
+        train_real(TINY, pairs, tok, None, device="cpu", amp=False, progress=False,
                    dev_pairs=pairs[-8:])
 
 
@@ -137,7 +137,7 @@ def test_a_healthy_training_is_not_called_collapsed(data, monkeypatch, recwarn):
     pairs, tok = data
     monkeypatch.setattr("illustrated.translator.translate",
                         lambda model, tok, sentences, **kw: list(sentences))
-    train_real(TINY, pairs, tok, None, device="cpu", progress=False, dev_pairs=pairs[-8:])
+    train_real(TINY, pairs, tok, None, device="cpu", amp=False, progress=False, dev_pairs=pairs[-8:])
     assert not [w for w in recwarn if "collapsed" in str(w.message)]
 
 
@@ -146,3 +146,15 @@ def test_presets():
     base = PRESETS["base"]
     assert (base.d_model, base.N, base.h, base.d_ff) == (512, 6, 8, 2048)  # the paper's base
     assert RealConfig().peak_rate() == pytest.approx(0.6 * 256 ** -0.5 * 400 ** -0.5)
+
+
+def test_bfloat16_where_it_is_native(monkeypatch):
+    from illustrated.trainer import native_bf16
+
+    assert native_bf16(torch.device("cuda")) and not native_bf16(torch.device("mps"))
+    for avx, amx, native in ((True, False, True), (False, True, True), (False, False, False)):
+        monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx)
+        monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
+        assert native_bf16(torch.device("cpu")) == native
+    monkeypatch.delattr(torch.cpu, "_is_amx_tile_supported")  # a torch without the helper
+    assert not native_bf16(torch.device("cpu"))
