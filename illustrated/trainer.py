@@ -1,14 +1,17 @@
-"""Training the real translator at the scale of a laptop, and beyond it: length-bucketed
-batches of a token budget (:mod:`illustrated.batching`), the paper's learning-rate schedule,
-label smoothing, the paper's checkpoint averaging, resumable atomic checkpoints, any device
-(mixed precision on a GPU), and several processes with PyTorch's own
-``DistributedDataParallel`` when started by ``torchrun``. Introduced in the chapter Real
-sentences; ``python -m illustrated.train --corpus tatoeba`` runs it.
+"""Training the real translator at the scale of a laptop, and beyond it: two presets
+(:data:`PRESETS`), length-bucketed batches of a token budget (:mod:`illustrated.batching`),
+invented names to copy (:mod:`illustrated.names`), the paper's learning-rate schedule, label
+smoothing, the paper's checkpoint averaging, a development curve with a warning when the
+model collapses, resumable atomic checkpoints, any device (bfloat16 where it is native), and
+several processes with PyTorch's own ``DistributedDataParallel`` when started by
+``torchrun``. Introduced in the chapter Real sentences; ``python -m illustrated.train
+--corpus tatoeba`` runs it.
 
-Every step is a function of ``(seed, step)`` alone: the batch order comes from
-:func:`~illustrated.batching.token_batches` of ``(seed, epoch)``, and the dropout generator is
-re-seeded from ``(seed, step, rank)`` at each step. So a run resumed from its last checkpoint
-takes exactly the steps an uninterrupted run takes.
+Every step is a function of ``(seed, step)`` alone: an epoch's invented names and batch
+order come from ``(seed, epoch)`` (:func:`~illustrated.names.with_invented_names`,
+:func:`~illustrated.batching.token_batches`), and the dropout generator is re-seeded from
+``(seed, step, rank)`` at each step. So a run resumed from its last checkpoint takes exactly
+the steps an uninterrupted run takes.
 """
 from __future__ import annotations
 
@@ -39,7 +42,7 @@ class RealConfig:
     preset (:data:`PRESETS`)."""
 
     seed: int = 0  # weights, batch order, dropout, invented names
-    steps: int = 2400  # optimiser steps
+    steps: int = 3000  # optimiser steps
     max_tokens: int = 1500  # global token budget per step: sentences x longest side, padded
     warmup: int = 400  # warm-up steps of the schedule
     factor: float = 0.6  # scale of the schedule: peak lr 0.6 * 256^-0.5 * 400^-0.5 = 1.9e-3
@@ -223,10 +226,19 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
     amp = native_bf16(dev) if amp is None else amp
     if cfg.limit:
         pairs = pairs[:cfg.limit]
-    pairs = with_invented_names(pairs, cfg.names, cfg.seed, name_pieces(tokenizer))
-    data = [(tokenizer.encode(f), tokenizer.encode(e)) for f, e in pairs]
+    real = [(tokenizer.encode(f), tokenizer.encode(e)) for f, e in pairs]
     held = [(tokenizer.encode(f), tokenizer.encode(e)) for f, e in dev_pairs]
-    lengths = [max(len(s), len(t)) for s, t in data]
+    pieces = name_pieces(tokenizer)
+
+    def epoch_data(epoch):
+        """The pairs, then ``cfg.names`` copies of those with a name, the names invented
+        anew for each epoch; and the epoch's batches of them."""
+        named = with_invented_names(pairs, cfg.names, cfg.seed * 1_000_003 + epoch, pieces)
+        data = real + [(tokenizer.encode(f), tokenizer.encode(e))
+                       for f, e in named[len(pairs):]]
+        lengths = [max(len(s), len(t)) for s, t in data]
+        return data, token_batches(lengths, cfg.max_tokens, cfg.seed, epoch, min_size=world)
+
     model = Transformer(model_config(cfg, len(tokenizer)),
                         torch.Generator().manual_seed(cfg.seed)).to(dev)
     for m in model.modules():  # the fused attention kernel: no weights kept while training
@@ -266,7 +278,7 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
         log.curve.append(point)
 
     rng_state = torch.get_rng_state()
-    batches = token_batches(lengths, cfg.max_tokens, cfg.seed, epoch, min_size=world)
+    data, batches = epoch_data(epoch)
     # progress None: a bar on a terminal only (tqdm's disable=None), none in a redirected log.
     bar = tqdm.tqdm(total=cfg.steps, initial=step,
                     disable=True if rank != 0 else (None if progress is None else not progress),
@@ -276,7 +288,7 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
     while step < cfg.steps and (stop_after is None or step < stop_after):
         if index >= len(batches):
             epoch, index = epoch + 1, 0
-            batches = token_batches(lengths, cfg.max_tokens, cfg.seed, epoch, min_size=world)
+            data, batches = epoch_data(epoch)
         batch = batches[index]
         n_tok = sum(len(data[i][1]) - 1 for i in batch)  # target tokens of the global batch
         mine = shard(batch, rank, world)
