@@ -63,7 +63,7 @@ def corpus_scores(hyps, refs) -> dict:
         hyps: N translations, str each.
         refs: N references, str each, in the same order.
     Returns:
-        a dict: ``sentences`` (N), ``bleu`` and ``chrf`` (floats on sacreBLEU's 0-100
+        a dict of ``sentences`` (N), ``bleu`` and ``chrf`` (floats on sacreBLEU's 0-100
         scale), ``bleu_signature`` and ``chrf_signature`` (str).
     """
     _check_aligned(refs, hyps=hyps)
@@ -117,7 +117,7 @@ def paired_bootstrap(hyps_a, hyps_b, refs, resamples: int = 1000, seed: int = 0)
         hyps_a, hyps_b: N translations each, of the same N sources.
         refs: the N references.
     Returns:
-        a dict: ``a`` and ``b`` (BLEU of each on the whole set), ``delta`` (``b - a``),
+        a dict of ``a`` and ``b`` (BLEU of each on the whole set), ``delta`` (``b - a``),
         ``low`` and ``high`` (its 95 % interval over the resamples), ``b_wins`` (the share
         of resamples where ``b`` scores strictly higher), ``resamples`` and ``seed``.
     """
@@ -284,7 +284,7 @@ def grouped_scores(hyps, refs, labels, resamples: int = 1000, seed: int = 0) -> 
 
 def length_buckets(sources, edges=(5, 10, 15)) -> list[str]:
     """A length label for each source sentence by its number of words
-    (:func:`illustrated.limits.words`): with the default edges ``"1-5"``, ``"6-10"``,
+    (``illustrated.limits.words``): with the default edges ``"1-5"``, ``"6-10"``,
     ``"11-15"``, ``"16+"`` (a sentence without words counts as ``"1-5"``)."""
     from .limits import words
 
@@ -297,7 +297,7 @@ def length_buckets(sources, edges=(5, 10, 15)) -> list[str]:
 
 def load_probe(path=PROBE) -> list[tuple[str, str, str]]:
     """The probe set: ``(kind, french, english)`` rows of a ``kind<TAB>french<TAB>english``
-    file with that header line; ``kind`` is one of :data:`PROBE_KINDS`."""
+    file with that header line; ``kind`` is one of ``PROBE_KINDS``."""
     rows = Path(path).read_text(encoding="utf-8").splitlines()
     if not rows or rows[0].split("\t") != ["kind", "french", "english"]:
         raise ValueError(f"{path}: the first line must be kind<TAB>french<TAB>english")
@@ -317,8 +317,8 @@ def probe_scores(model, tok, path=PROBE, beam: int = 0, resamples: int = 1000) -
     """Translate the probe set (:func:`load_probe`) and score it kind by kind.
 
     Returns:
-        a dict: ``kinds`` maps each kind to its :func:`grouped_scores` entry (sentences,
-        share, BLEU, chrF and their intervals), ``translations`` lists the translations in
+        a dict whose ``kinds`` maps each kind to its :func:`grouped_scores` entry (sentences,
+        share, BLEU, chrF and their intervals) and whose ``translations`` lists the translations in
         the file's order. chrF is the one to read: a kind has about ten sentences, too few
         n-grams for a stable BLEU.
     """
