@@ -7,7 +7,7 @@ beam search (4 candidates), and writes: sacreBLEU's signatures; BLEU and chrF of
 decoder with 95 % bootstrap intervals; the paired bootstrap of beam against greedy and the
 sentence-by-sentence comparison (wins, losses, ties, the largest of each); the test split
 into sentences at most one word from a training sentence and the rest, each scored; BLEU by
-source length; the names copy probe (:mod:`illustrated.names`); the probe set of our own
+source length; the names copy probe (``illustrated.names``); the probe set of our own
 sentences, kind by kind; and the test translations themselves, so a chapter recomputes from
 them without translating. The same checkpoint gives the same file. On a CPU shared with
 other work, ``OMP_NUM_THREADS=1`` is faster (threads that wait for each other). A missing or foreign

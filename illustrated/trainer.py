@@ -39,7 +39,7 @@ STATE_FORMAT = "illustrated-real-training-state-1"
 @dataclasses.dataclass(frozen=True)
 class RealConfig:
     """A real translator's sizes and training recipe; the defaults are the ``laptop``
-    preset (:data:`PRESETS`)."""
+    preset (``PRESETS``)."""
 
     seed: int = 0  # weights, batch order, dropout, invented names
     steps: int = 3000  # optimiser steps
