@@ -158,3 +158,18 @@ def test_bfloat16_where_it_is_native(monkeypatch):
         assert native_bf16(torch.device("cpu")) == native
     monkeypatch.delattr(torch.cpu, "_is_amx_tile_supported")  # a torch without the helper
     assert not native_bf16(torch.device("cpu"))
+
+
+
+@pytest.mark.parametrize("clip", [0.0, 0.5])
+def test_the_gradient_is_clipped_every_step_when_asked(data, monkeypatch, clip):
+    """``clip`` (the base preset's 1.0) clips the gradient's norm before each update; 0 (the
+    paper's and the laptop preset's) never does."""
+    pairs, tok = data
+    asked, real = [], torch.nn.utils.clip_grad_norm_
+    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_",
+                        lambda params, max_norm, **kw: asked.append(max_norm) or
+                        real(params, max_norm, **kw))
+    cfg = dataclasses.replace(TINY, clip=clip, eval_every=0, bleu_every=0)
+    train_real(cfg, pairs, tok, None, device="cpu", amp=False, progress=False)
+    assert asked == ([clip] * TINY.steps if clip else [])
