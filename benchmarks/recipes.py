@@ -13,7 +13,7 @@ its translations of 200 of them are. The runs cross
 eight runs in all, four at a time in processes of one thread each. Writes
 ``chapters/data/tatoeba/recipes.json``, which the chapter Real sentences reads.
 
-    OMP_NUM_THREADS=1 python benchmarks/recipes.py   (about 15 minutes on 2 quiet cores)
+    OMP_NUM_THREADS=1 python benchmarks/recipes.py   (about 25 minutes on 2 quiet cores)
 
 Not part of ``make test``.
 """
