@@ -6,7 +6,8 @@ Each stage is a target of the Makefile (`make unit`, `make nbval`, ...), run as 
 defined there. Its output is shown as it comes, without pytest-xdist's "bringing up
 nodes..." status lines (printed twice per pytest run when the output is not a terminal).
 Every stage runs, even after one has failed; then one line per stage (passed or FAILED,
-its last line of output, its time) and a verdict line. The exit status is 1 if any stage
+its time, the cores its processes kept busy on average, its last line of output) and a
+verdict line. The exit status is 1 if any stage
 failed.
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -29,12 +31,19 @@ def minutes(seconds: float) -> str:
     return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
 
 
-def run_stage(stage: str, make: str) -> tuple[int, str, float]:
-    """Run ``make <stage>``, echoing its output; (exit code, its last line, seconds)."""
+def cpu_seconds() -> float:
+    """CPU time (user + system) of the finished child processes so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def run_stage(stage: str, make: str) -> tuple[int, str, float, float]:
+    """Run ``make <stage>``, echoing its output; (exit code, its last line, seconds, CPU
+    seconds of its processes)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")  # through a pipe, still line by line
     if sys.stdout.isatty():
         env.setdefault("PY_COLORS", "1")  # pytest only colours a terminal, and it sees a pipe
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     proc = subprocess.Popen([make, "--no-print-directory", stage], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, env=env, text=True, errors="replace")
     last = ""
@@ -46,16 +55,18 @@ def run_stage(stage: str, make: str) -> tuple[int, str, float]:
         sys.stdout.flush()
         if plain and not MAKE_ERROR.match(plain):  # the stage's own last word, not make's
             last = plain
-    return proc.wait(), last, time.perf_counter() - start
+    rc = proc.wait()
+    return rc, last, time.perf_counter() - start, cpu_seconds() - cpu
 
 
-def summary(results: list[tuple[str, int, str, float]], total: float) -> list[str]:
-    """One line per stage, then the verdict."""
+def summary(results: list[tuple[str, int, str, float, float]], total: float) -> list[str]:
+    """One line per stage (with its cores in use on average: CPU time / wall time), then
+    the verdict."""
     width = max(len(stage) for stage, *_ in results)
     lines = [f"{stage:<{width}}  {'passed' if rc == 0 else 'FAILED'}  "
-             f"{minutes(seconds):>12}  {last[:100]}"
-             for stage, rc, last, seconds in results]
-    failed = [stage for stage, rc, _, _ in results if rc != 0]
+             f"{minutes(seconds):>12}  {cpu / max(seconds, 1e-9):4.1f} cores  {last[:100]}"
+             for stage, rc, last, seconds, cpu in results]
+    failed = [stage for stage, rc, *_ in results if rc != 0]
     if failed:
         lines.append(f"make test FAILED: {len(failed)} of {len(results)} stages failed "
                      f"({', '.join(failed)}), in {minutes(total)}.")
@@ -74,12 +85,11 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     results = []
     for stage in stages:
-        rc, last, seconds = run_stage(stage, make)
-        results.append((stage, rc, last, seconds))
+        results.append((stage, *run_stage(stage, make)))
     print("\n== Summary ==")
     for line in summary(results, time.perf_counter() - start):
         print(line)
-    return 1 if any(rc for _, rc, _, _ in results) else 0
+    return 1 if any(rc for _, rc, *_ in results) else 0
 
 
 if __name__ == "__main__":
