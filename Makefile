@@ -63,7 +63,7 @@ book: $(STAMP)
 # Every stage runs and reports, even after one has failed; scripts/run_tests.py ends with
 # one line per stage and a verdict, and exits non-zero if any stage failed.
 test: $(STAMP)
-	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py
+	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit nbval nbval-portable book-check browser-check
 
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
 unit: $(STAMP)

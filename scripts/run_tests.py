@@ -1,36 +1,26 @@
-"""Run the stages of `make test` and end with a summary (`make test`).
+"""Run the stages of `make test` one after another and end with a summary (`make test`).
 
-    python scripts/run_tests.py              # every stage, in GROUPS: some side by side
-    python scripts/run_tests.py STAGE ...    # these stages, one after another
+    python scripts/run_tests.py [STAGE ...]    # default: every stage, in order
 
 Each stage is a target of the Makefile (`make unit`, `make nbval`, ...), run as it is
-defined there, without pytest-xdist's "bringing up nodes..." status lines (printed twice
-per pytest run when the output is not a terminal). A stage that runs alone shows its
-output as it comes; two stages side by side each show theirs, whole, when they end.
+defined there. Its output is shown as it comes, without pytest-xdist's "bringing up
+nodes..." status lines (printed twice per pytest run when the output is not a terminal).
 Every stage runs, even after one has failed; then one line per stage (passed or FAILED,
 its time, the cores its processes kept busy on average, its last line of output) and a
-verdict line. The exit status is 1 if any stage failed.
-
-Why side by side: run one after another on the 2-core CI machine, the stages kept these
-cores busy on average (the summary's figures): unit 2.0, nbval-portable 1.9, book-check
-1.2, nbval 1.0 (its two torch threads rarely both work), browser-check 0.5 (the browser
-mostly waits). GROUPS pairs a stage that leaves a core idle with another one: nbval with
-book-check, unit with browser-check (which reads the site book-check built), and
-nbval-portable alone.
+verdict line. The exit status is 1 if any stage
+failed.
 """
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import os
 import re
+import resource
 import subprocess
 import sys
-import threading
 import time
 
 STAGES = ["unit", "nbval", "nbval-portable", "book-check", "browser-check"]
-GROUPS = [("nbval", "book-check"), ("unit", "browser-check"), ("nbval-portable",)]
 NOISE = "bringing up nodes..."
 MAKE_ERROR = re.compile(r"make(\[\d+\])?: \*\*\* ")
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -41,18 +31,19 @@ def minutes(seconds: float) -> str:
     return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
 
 
-def _echo(line: str) -> None:
-    sys.stdout.write(line)
-    sys.stdout.flush()
+def cpu_seconds() -> float:
+    """CPU time (user + system) of the finished child processes so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
-def run_stage(stage: str, make: str, write=_echo) -> tuple[int, str, float, float]:
-    """Run ``make <stage>``, each line of its output to ``write`` (default: stdout, as it
-    comes); (exit code, its last line, seconds, CPU seconds of make and its processes)."""
+def run_stage(stage: str, make: str) -> tuple[int, str, float, float]:
+    """Run ``make <stage>``, echoing its output; (exit code, its last line, seconds, CPU
+    seconds of its processes)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")  # through a pipe, still line by line
     if sys.stdout.isatty():
         env.setdefault("PY_COLORS", "1")  # pytest only colours a terminal, and it sees a pipe
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     proc = subprocess.Popen([make, "--no-print-directory", stage], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, env=env, text=True, errors="replace")
     last = ""
@@ -60,34 +51,12 @@ def run_stage(stage: str, make: str, write=_echo) -> tuple[int, str, float, floa
         plain = ANSI.sub("", line).strip()
         if plain == NOISE:
             continue
-        write(line)
+        sys.stdout.write(line)
+        sys.stdout.flush()
         if plain and not MAKE_ERROR.match(plain):  # the stage's own last word, not make's
             last = plain
-    proc.stdout.close()
-    # wait4: this process's own resource use, its reaped descendants included (a stage
-    # beside it has its own).
-    _, status, used = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, last, time.perf_counter() - start, used.ru_utime + used.ru_stime
-
-
-def run_group(group: tuple[str, ...], make: str) -> list[tuple[int, str, float, float]]:
-    """Run the stages of ``group`` at the same time; each one's output, whole, when it ends."""
-    if len(group) == 1:
-        return [run_stage(group[0], make)]
-    print(f"== {' and '.join(group)}, side by side: each one's output follows when it ends ==",
-          flush=True)
-    lock = threading.Lock()
-
-    def one(stage):
-        lines: list[str] = []
-        result = run_stage(stage, make, lines.append)
-        with lock:
-            _echo("".join(lines))
-        return result
-
-    with concurrent.futures.ThreadPoolExecutor(len(group)) as pool:
-        return list(pool.map(one, group))
+    rc = proc.wait()
+    return rc, last, time.perf_counter() - start, cpu_seconds() - cpu
 
 
 def summary(results: list[tuple[str, int, str, float, float]], total: float) -> list[str]:
@@ -109,17 +78,14 @@ def summary(results: list[tuple[str, int, str, float, float]], total: float) -> 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stages", nargs="*", metavar="STAGE",
-                        help=f"Makefile targets to run one after another (default: "
-                        f"{' '.join(STAGES)}, in the groups {GROUPS})")
+    parser.add_argument("stages", nargs="*", default=STAGES, metavar="STAGE",
+                        help=f"Makefile targets to run (default: {' '.join(STAGES)})")
     stages = parser.parse_args(argv).stages
-    groups = [(stage,) for stage in stages] if stages else GROUPS
     make = os.environ.get("MAKE", "make")
     start = time.perf_counter()
-    done = {}
-    for group in groups:
-        done.update(zip(group, run_group(group, make)))
-    results = [(stage, *done[stage]) for stage in (stages or STAGES)]
+    results = []
+    for stage in stages:
+        results.append((stage, *run_stage(stage, make)))
     print("\n== Summary ==")
     for line in summary(results, time.perf_counter() - start):
         print(line)

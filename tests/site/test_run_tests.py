@@ -1,7 +1,6 @@
 """scripts/run_tests.py: the summary that ends `make test`, and a stage run for real."""
 import importlib.util
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,24 +44,3 @@ def test_a_stage_runs_without_xdist_noise(tmp_path, monkeypatch, capsys):
     assert "bringing up nodes..." not in out
     # A failed stage's summary keeps its own last line, not make's "*** [bad] Error 3".
     assert any(line.startswith("bad") and line.endswith("1 failed") for line in out)
-
-
-def test_the_groups_hold_every_stage_once_and_browser_check_after_book_check():
-    flat = [stage for group in run_tests.GROUPS for stage in group]
-    assert sorted(flat) == sorted(run_tests.STAGES)
-    assert flat.index("browser-check") > flat.index("book-check")
-    assert not any(len(group) > 1 and "book-check" in group and "browser-check" in group
-                   for group in run_tests.GROUPS)
-
-
-def test_a_group_runs_side_by_side_and_shows_each_output_whole(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "Makefile").write_text(
-        "a:\n\t@echo 'a starts'; sleep 1; echo 'a ends'\n"
-        "b:\n\t@sleep 0.5; echo 'b starts'; sleep 1; echo 'b ends'; exit 2\n")
-    start = time.perf_counter()
-    results = run_tests.run_group(("a", "b"), "make")
-    assert time.perf_counter() - start < 2.2  # not 2.5 s: one after another
-    assert [(rc, last) for rc, last, *_ in results] == [(0, "a ends"), (2, "b ends")]
-    out = capsys.readouterr().out.splitlines()
-    assert out[1:5] == ["a starts", "a ends", "b starts", "b ends"]  # not interleaved
