@@ -28,10 +28,15 @@ CHECK_HTML := _build/check/html
 # make test's 10 minutes as the book grows.
 NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q --durations=5 --dist loadscope -p no:randomly \
 	--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters appendix
-# The first path runs one notebook at a time, its kernel on torch's default threads (one
-# per core): two workers of two threads each only fought over the 2 cores (measured: the
-# same time, twice the CPU). The portable path has one thread per kernel: JOBS workers.
-NATIVE_JOBS ?= 1
+# The first path runs its kernels on torch's default threads (one per core), two workers:
+# more threads than cores. torch's OpenMP threads spin while they wait for work, so two
+# workers of two spinning threads starved each other (measured on 2 cores: nbval 257 s
+# with two workers, 177 s with one); told to sleep instead (PASSIVE, no change to any
+# result: the same threads split the same work), two workers took 99 s. The unit tests
+# (two workers) likewise: 134 s spinning, 84 s passive. The portable path has one thread
+# per kernel: JOBS workers.
+NATIVE_JOBS ?= 2
+PASSIVE := OMP_WAIT_POLICY=PASSIVE
 # A second CPU path for nbval: torch's portable kernels instead of this CPU's vectorised
 # ones (AVX2/AVX-512), and one thread instead of several (another reduction order). The
 # kernels nbval starts inherit these variables.
@@ -68,11 +73,11 @@ test: $(STAMP)
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
 unit: $(STAMP)
 	@echo "== Unit tests (tests/) =="
-	@$(PY) -m pytest -q -rs --durations=5 -n $(JOBS) tests
+	@$(PASSIVE) $(PY) -m pytest -q -rs --durations=5 -n $(JOBS) tests
 
 nbval: $(STAMP)
 	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
-	@$(NBVAL) -n $(NATIVE_JOBS)
+	@$(PASSIVE) $(NBVAL) -n $(NATIVE_JOBS)
 
 nbval-portable: $(STAMP)
 	@echo "== Notebooks under nbval again: torch on $$($(PORTABLE) $(TORCH_PATH)) =="
