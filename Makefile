@@ -25,7 +25,7 @@ CHECK_HTML := _build/check/html
 
 # nbval: every chapter's (and appendix notebook's) committed outputs must come out again (--dist loadscope keeps
 # each notebook in one worker, in order). --durations lists the slowest cells, to watch
-# make test's 10 minutes as the book grows.
+# make test's time (CI: under 12 minutes, install included) as the book grows.
 NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q --durations=5 --dist loadscope -p no:randomly \
 	--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters appendix
 # The first path runs its kernels on torch's default threads (one per core), two workers:
