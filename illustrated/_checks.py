@@ -5,9 +5,46 @@ it names the argument, what was expected and what came.
 """
 from __future__ import annotations
 
+import functools
+import threading
+from contextlib import contextmanager
 from itertools import zip_longest
 
 import torch
+
+# Whether a checked call is running in this thread: the calls it makes skip their checks.
+_door = threading.local()
+
+
+def checked_at_the_door(check):
+    """Decorate a public ``forward`` (or function) so that ``check`` sees its arguments
+    once, at the door: only when it is the outermost checked call. The calls it makes
+    inside (a model calling its layers, a layer its attention) then skip their checks, so
+    each tensor a reader passes is checked once per call, with the message of the entry
+    the reader called. ``check`` takes the same arguments as the function."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if getattr(_door, "inside", False):
+                return fn(*args, **kwargs)
+            check(*args, **kwargs)
+            with inputs_checked():
+                return fn(*args, **kwargs)
+        return call
+    return decorate
+
+
+@contextmanager
+def inputs_checked():
+    """Inside this block, public calls skip their checks: the caller vouches for its
+    inputs, e.g. a trainer that checked its batches once, on the CPU, when it built them
+    (a check on a GPU tensor's values would wait for the GPU at every step)."""
+    outer = getattr(_door, "inside", False)
+    _door.inside = True
+    try:
+        yield
+    finally:
+        _door.inside = outer
 
 
 def check_tensor(x, name: str, ndim=None, min_ndim=None, floating=False) -> None:

@@ -21,6 +21,7 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from ._checks import check_dropout, check_heads, check_positive_int
+from .attention import MultiHeadAttention
 from .layers import DecoderCache, DecoderLayer, EncoderLayer, Embeddings
 from .masks import check_mask, padding_mask, subsequent_mask
 from .positional import PositionalEncoding
@@ -263,6 +264,17 @@ class Transformer(nn.Module):
         embed, positional = self.tgt_embed
         x = positional(embed(tgt), start=len(cache))  # (B, T, D)
         return self.decoder(x, memory, src_mask, tgt_mask, cache=cache)  # (B, T, D)
+
+    def keep_attention_weights(self, keep: bool = True) -> "Transformer":
+        """Choose whether every attention layer keeps its weights after each call
+        (``attention_weights``, for the figures; the default) or takes the lean path that
+        keeps none (training, serving). Returns the model, as ``train()`` does."""
+        if not isinstance(keep, bool):
+            raise TypeError(f"keep must be True or False, got {keep!r}")
+        for m in self.modules():
+            if isinstance(m, MultiHeadAttention):
+                m.need_weights = keep
+        return self
 
     def new_cache(self) -> DecoderCache:
         """An empty key/value cache for incremental decoding with :meth:`decode`."""
