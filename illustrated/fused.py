@@ -1,0 +1,146 @@
+"""The fast path for a trained model: ``fuse(model)``. Shown in chapter 5, How PyTorch
+stores it.
+
+The teaching :class:`~illustrated.attention.MultiHeadAttention` keeps ``W^Q``, ``W^K``,
+``W^V`` and ``W^O`` as four layers, as the paper writes them. :func:`fuse` returns an
+inference copy (eval mode, no gradients; the original is untouched) in which each of
+them is a :class:`FusedAttention` holding the same numbers as ``torch.nn.MultiheadAttention``
+stores them: ``W^Q``, ``W^K``, ``W^V`` as the rows of one ``in_proj_weight (3D, D)``,
+``W^O`` as ``out_proj``. A tensor is then projected in one product on the rows it needs:
+self-attention gets Q, K and V from one product, encoder-decoder attention Q from the rows
+``[:D]`` and K, V from the rows ``[D:]``. The attention itself is PyTorch's fused
+``F.scaled_dot_product_attention``, which keeps no weights. Same call, same key/value
+cache (:class:`~illustrated.attention.KVCache`), same outputs: ``tests/test_fused.py``
+and ``benchmarks/fused_equal.py`` (every test sentence translated both ways) prove it.
+"""
+from __future__ import annotations
+
+import copy
+import types
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ._checks import checked_at_the_door
+from .attention import KVCache, MultiHeadAttention
+from .model import Transformer
+
+
+class _Teaching:
+    """What the teaching module's input checks read of a module, taken from a
+    :class:`FusedAttention`, so that both check a call with the same code and messages."""
+
+    _check_input = MultiHeadAttention._check_input
+    _check_like_weights = MultiHeadAttention._check_like_weights
+
+    def __init__(self, m: "FusedAttention"):
+        self.d_model, self.h = m.d_model, m.h
+        self._modules = {"w_q": types.SimpleNamespace(_parameters={"weight": m.in_proj_weight})}
+
+
+def _check_call(m, query, key, value, mask=None, cache=None, need_weights=None) -> None:
+    MultiHeadAttention._check_inputs(_Teaching(m), query, key, value, mask, cache, need_weights)
+
+
+class FusedAttention(nn.Module):
+    """Multi-head attention for inference, with the call of the teaching
+    :class:`~illustrated.attention.MultiHeadAttention`; build it with :func:`fuse`.
+
+    ``in_proj_weight`` ``(3D, D)`` holds ``W^Q``, ``W^K``, ``W^V`` one under the other (and
+    ``in_proj_bias`` ``(3D,)`` their biases), as ``torch.nn.MultiheadAttention`` stores them;
+    ``out_proj`` is ``W^O``. No weights are kept: ``attention_weights`` stays ``None``.
+    """
+
+    def __init__(self, d_model: int, h: int, bias: bool = True, device=None, dtype=None):
+        super().__init__()
+        self.d_model, self.h, self.d_k = d_model, h, d_model // h
+        self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model, device=device,
+                                                       dtype=dtype))
+        self.in_proj_bias = (nn.Parameter(torch.empty(3 * d_model, device=device, dtype=dtype))
+                             if bias else None)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias, device=device, dtype=dtype)
+        self.attention_weights = None
+
+    @classmethod
+    @torch.no_grad()
+    def from_teaching(cls, m: MultiHeadAttention) -> "FusedAttention":
+        """A ``FusedAttention`` computing what the teaching module ``m`` computes."""
+        w = m.w_q.weight
+        fused = cls(m.d_model, m.h, m.w_q.bias is not None, device=w.device, dtype=w.dtype)
+        projections = (m.w_q, m.w_k, m.w_v)
+        fused.in_proj_weight.copy_(torch.cat([p.weight for p in projections]))  # (3D, D)
+        fused.out_proj.weight.copy_(m.w_o.weight)
+        if fused.in_proj_bias is not None:
+            fused.in_proj_bias.copy_(torch.cat([p.bias for p in projections]))  # (3D,)
+            fused.out_proj.bias.copy_(m.w_o.bias)
+        return fused.eval().requires_grad_(False)
+
+    def _project(self, x: torch.Tensor, first: int, n: int):
+        """``x`` ``(B, n_x, D)`` times ``n`` of W^Q, W^K, W^V (from the ``first``), in one
+        product on their rows of ``in_proj_weight``; split into heads."""
+        D = self.d_model
+        rows = slice(first * D, (first + n) * D)
+        b = None if self.in_proj_bias is None else self.in_proj_bias[rows]
+        B, n_x, _ = x.shape
+        y = F.linear(x, self.in_proj_weight[rows], b)  # (B, n_x, n D)
+        y = y.view(B, n_x, n, self.h, self.d_k)  # (B, n_x, n, H, Dk)
+        return y.permute(2, 0, 3, 1, 4).unbind(0)  # n x (B, H, n_x, Dk)
+
+    @checked_at_the_door(_check_call)
+    def forward(self, query, key, value, mask=None, cache: KVCache | None = None,
+                need_weights: bool | None = None):
+        """As :meth:`~illustrated.attention.MultiHeadAttention.forward`; returns ``(B, L, D)``.
+        ``need_weights=True`` is refused: this module keeps no weights."""
+        if need_weights:
+            raise ValueError("FusedAttention keeps no attention weights (need_weights=True); "
+                             "ask the teaching model, the one fuse() was given")
+        reuse = cache is not None and cache.static and cache.k is not None
+        # 1) project and split into heads: one product per distinct input tensor
+        if reuse:  # a static cache's later steps: Q only
+            (q,), k, v = self._project(query, 0, 1), cache.k, cache.v  # (B, H, L|S, Dk)
+        elif query is key and key is value:  # self-attention: Q, K, V in one product
+            q, k, v = self._project(query, 0, 3)  # 3 x (B, H, L, Dk)
+        elif key is value:  # encoder-decoder attention: Q; then K and V in one product
+            (q,), (k, v) = self._project(query, 0, 1), self._project(key, 1, 2)
+        else:
+            (q,), (k,), (v,) = (self._project(x, i, 1) for i, x in enumerate((query, key, value)))
+        if cache is not None and not reuse:  # 2) keep K and V for the next steps
+            if cache.k is not None:
+                k = torch.cat([cache.k, k], dim=-2)  # (B, H, P + S, Dk)
+                v = torch.cat([cache.v, v], dim=-2)  # (B, H, P + S, Dk)
+            cache.k, cache.v = k, v
+        z = _attend(q, k, v, mask)  # 3) attend: (B, H, L, Dk)
+        B, _, L, _ = z.shape
+        z = z.transpose(1, 2).reshape(B, L, self.d_model)  # 4) merge heads: (B, L, D)
+        return self.out_proj(z)  # 5) W^O: (B, L, D)
+
+
+def _attend(q, k, v, mask):
+    """PyTorch's fused kernel; a query row whose keys are all blocked gives 0, as the
+    teaching formula does (the kernel may give NaN there), with no host sync."""
+    if mask is None:
+        return F.scaled_dot_product_attention(q, k, v)  # (B, H, L, Dk)
+    if mask.dim() < 4:
+        mask = mask.unsqueeze(-3)  # (B, 1, L, S): the same mask for every head
+    blind = ~mask.any(dim=-1, keepdim=True)  # (B, 1|H, L, 1): rows with nothing to read
+    z = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | blind)  # (B, H, L, Dk)
+    return z.masked_fill(blind, 0.0)
+
+
+def fuse(module):
+    """An inference copy of a teaching :class:`~illustrated.model.Transformer` or
+    :class:`~illustrated.attention.MultiHeadAttention` (eval mode, no gradients), each
+    ``MultiHeadAttention`` replaced by a :class:`FusedAttention` with its weights. The
+    original is left untouched."""
+    if isinstance(module, MultiHeadAttention):
+        return FusedAttention.from_teaching(module)
+    if not isinstance(module, Transformer):
+        raise TypeError("fuse() takes a teaching Transformer or MultiHeadAttention, got "
+                        f"{type(module).__name__}")
+    fused = copy.deepcopy(module).eval().requires_grad_(False)
+    for parent in list(fused.modules()):
+        for name, child in parent.named_children():
+            if isinstance(child, MultiHeadAttention):
+                setattr(parent, name, FusedAttention.from_teaching(child))
+    return fused
