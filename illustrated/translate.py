@@ -177,6 +177,7 @@ def _is_toy(path) -> bool:
 
 
 def _real(args, lines):
+    from .fused import fuse
     from .translator import MAX_LEN, SHIPPED_REAL, load_translator, prepare, translate
 
     path = Path(args.checkpoint or SHIPPED_REAL)
@@ -206,10 +207,10 @@ def _real(args, lines):
             for warning in verdict.warnings:
                 print(f"warning: {where}: {warning}", file=sys.stderr)
             accepted.append((i, text))
-    if not args.attention:
-        lean(model)
+    # The fast inference copy (illustrated.fused), unless the tables need the weights.
+    fast = model if args.attention else fuse(model)
     with _threads(args.threads):
-        english = translate(model, tok, [text for _, text in accepted],
+        english = translate(fast, tok, [text for _, text in accepted],
                             beam=args.beam if args.beam > 1 else 0)
         done = [[] for _ in lines]
         for (i, text), translation in zip(accepted, english):
@@ -223,15 +224,6 @@ def _real(args, lines):
                     legend = False
                 print(attention_table(model, tok, text, translation))
     return status
-
-
-def lean(model):
-    """Every attention layer of ``model`` on its memory-lean path (PyTorch's fused kernel,
-    no weights kept): faster, for a translation whose attention nobody reads."""
-    for module in model.modules():
-        if hasattr(module, "need_weights"):
-            module.need_weights = False
-    return model
 
 
 def attention_table(model, tok, french: str, english: str) -> str:

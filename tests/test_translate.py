@@ -100,13 +100,14 @@ def test_several_sentences_and_attention(tiny_real, capsys):
 @pytest.fixture
 def fake_model(monkeypatch):
     """translator.translate replaced by one that writes <sentence> and records each call:
-    the sentences, the beam, the thread count and whether the model keeps its weights."""
+    the sentences, the beam, the thread count and whether the model is the fused copy."""
+    from illustrated.fused import FusedAttention
     calls = []
 
     def fake(model, tok, sentences, beam=0, **kwargs):
-        keeps = [m.need_weights for m in model.modules() if hasattr(m, "need_weights")]
+        fused = any(isinstance(m, FusedAttention) for m in model.modules())
         calls.append({"sentences": list(sentences), "beam": beam, "kwargs": kwargs,
-                      "threads": torch.get_num_threads(), "weights": any(keeps)})
+                      "threads": torch.get_num_threads(), "fused": fused})
         return [f"<{s}>" for s in sentences]
 
     monkeypatch.setattr("illustrated.translator.translate", fake)
@@ -169,7 +170,7 @@ def test_warnings_go_to_stderr_only(tiny_real, fake_model, capsys):
                                            max_words=PROFILE.max_words)]
 
 
-def test_model_runs_lean_on_its_threads_and_leaves_torch_as_it_was(tiny_real, fake_model,
+def test_model_runs_fused_on_its_threads_and_leaves_torch_as_it_was(tiny_real, fake_model,
                                                                     monkeypatch, request,
                                                                     capsys):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
@@ -183,7 +184,7 @@ def test_model_runs_lean_on_its_threads_and_leaves_torch_as_it_was(tiny_real, fa
     monkeypatch.setenv("OMP_NUM_THREADS", "2")  # the user's choice, kept
     assert main(["merci.", "--checkpoint", tiny_real]) == 0
     assert [c["threads"] for c in fake_model] == [1, before, 3, before]
-    assert [c["weights"] for c in fake_model] == [False] * 4
+    assert [c["fused"] for c in fake_model] == [True] * 4  # fuse(model) serves
     assert torch.get_num_threads() == before
 
 
