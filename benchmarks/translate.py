@@ -1,16 +1,16 @@
 """Sentences per second of the translator the book ships, on the held-out test set.
 
-Greedy and beam search (k = 4, length penalty 0.6) through
-:func:`illustrated.translator.translate`, which decodes batches of sentences of similar
-lengths (beam search through :func:`illustrated.decoding.beam_search_batch`). For
-comparison, beam search one sentence at a time (:func:`illustrated.decoding.beam_search`,
-as ``translate`` did before) on a sample of the test set, checked to give the same
-translations as the batched search.
+Greedy and beam search (k = 4, length penalty 0.6) of the inference copy that serves
+(:func:`illustrated.fused.fuse`) through :func:`illustrated.translator.translate`, which
+decodes batches of sentences of similar lengths (beam search through
+:func:`illustrated.decoding.beam_search_batch`). For comparison, beam search one sentence
+at a time (:func:`illustrated.decoding.beam_search`, as ``translate`` did before) on a
+sample of the test set, checked to give the same translations as the batched search.
 
 And the command, ``python -m illustrated.translate``: its ``main()`` reading a file of the
 test sentences, one per line, on stdin (stdout captured), greedy, from the checkpoint read
 to the last line printed, against a direct ``translate()`` call on the same sentences
-(:func:`~illustrated.translator.prepare`-d, the model on the same lean path and thread
+(:func:`~illustrated.translator.prepare`-d, the same fused model and thread
 count as the command's): the command's target is 100 sentences/s, and its translations
 must be the direct call's.
 
@@ -32,6 +32,7 @@ from _common import full_flag, progress, report
 from illustrated import translate as command
 from illustrated.corpus import load_split
 from illustrated.decoding import beam_search
+from illustrated.fused import fuse
 from illustrated.limits import split_sentences
 from illustrated.translator import MAX_LEN, load_translator, prepare, translate
 
@@ -71,7 +72,7 @@ def command_vs_direct(rounds: int = 2):
     with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as f:
         f.write("\n".join(src) + "\n")
     model, tok, _ = load_translator()
-    command.lean(model)
+    model = fuse(model)  # as the command serves
     threads = 1  # the command's default --threads
     # The command cuts a line into sentences (4 test lines hold two): so does the direct call.
     cut = [split_sentences(line) for line in src]
@@ -110,6 +111,7 @@ def main():
     if "--command" in sys.argv[1:]:
         return command_vs_direct()
     model, tok, _ = load_translator()
+    model = fuse(model)  # what serves readers
     src = [f for f, _ in load_split().test]
     sample = src if full_flag() else random.Random(0).sample(src, 200)
 
