@@ -48,8 +48,9 @@ class FusedAttention(nn.Module):
     :class:`~illustrated.attention.MultiHeadAttention`; build it with :func:`fuse`.
 
     ``in_proj_weight`` ``(3D, D)`` holds ``W^Q``, ``W^K``, ``W^V`` one under the other (and
-    ``in_proj_bias`` ``(3D,)`` their biases), as ``torch.nn.MultiheadAttention`` stores them;
-    ``out_proj`` is ``W^O``. No weights are kept: ``attention_weights`` stays ``None``.
+    ``in_proj_bias`` ``(3D,)`` their biases, zeros if they have none), as
+    ``torch.nn.MultiheadAttention`` stores them; ``out_proj`` is ``W^O``. No weights are
+    kept: ``attention_weights`` stays ``None``.
     """
 
     def __init__(self, d_model: int, h: int, bias: bool = True, device=None, dtype=None):
@@ -57,8 +58,8 @@ class FusedAttention(nn.Module):
         self.d_model, self.h, self.d_k = d_model, h, d_model // h
         self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model, device=device,
                                                        dtype=dtype))
-        self.in_proj_bias = (nn.Parameter(torch.empty(3 * d_model, device=device, dtype=dtype))
-                             if bias else None)
+        # Zeros where the teaching module has no bias (torch stores None): one route.
+        self.in_proj_bias = nn.Parameter(torch.zeros(3 * d_model, device=device, dtype=dtype))
         self.out_proj = nn.Linear(d_model, d_model, bias=bias, device=device, dtype=dtype)
         self.attention_weights = None
 
@@ -71,19 +72,14 @@ class FusedAttention(nn.Module):
         projections = (m.w_q, m.w_k, m.w_v)
         fused.in_proj_weight.copy_(torch.cat([p.weight for p in projections]))  # (3D, D)
         fused.out_proj.weight.copy_(m.w_o.weight)
-        if fused.in_proj_bias is not None:
+        if m.w_q.bias is not None:
             fused.in_proj_bias.copy_(torch.cat([p.bias for p in projections]))  # (3D,)
             fused.out_proj.bias.copy_(m.w_o.bias)
         return fused.eval().requires_grad_(False)
 
-    def _project(self, x: torch.Tensor, first: int, n: int):
-        """``x`` ``(B, n_x, D)`` times ``n`` of W^Q, W^K, W^V (from the ``first``), in one
-        product on their rows of ``in_proj_weight``; split into heads."""
-        D = self.d_model
-        rows = slice(first * D, (first + n) * D)
-        b = None if self.in_proj_bias is None else self.in_proj_bias[rows]
-        B, n_x, _ = x.shape
-        y = F.linear(x, self.in_proj_weight[rows], b)  # (B, n_x, n D)
+    def _heads(self, y: torch.Tensor, n: int):
+        """``n`` projections side by side, ``(B, n_x, n D)``, as ``n`` tensors of heads."""
+        B, n_x, _ = y.shape
         y = y.view(B, n_x, n, self.h, self.d_k)  # (B, n_x, n, H, Dk)
         return y.permute(2, 0, 3, 1, 4).unbind(0)  # n x (B, H, n_x, Dk)
 
@@ -95,16 +91,20 @@ class FusedAttention(nn.Module):
         if need_weights:
             raise ValueError("FusedAttention keeps no attention weights (need_weights=True); "
                              "ask the teaching model, the one fuse() was given")
+        W, b, D = self.in_proj_weight, self.in_proj_bias, self.d_model  # (3D, D), (3D,)
         reuse = cache is not None and cache.static and cache.k is not None
-        # 1) project and split into heads: one product per distinct input tensor
-        if reuse:  # a static cache's later steps: Q only
-            (q,), k, v = self._project(query, 0, 1), cache.k, cache.v  # (B, H, L|S, Dk)
-        elif query is key and key is value:  # self-attention: Q, K, V in one product
-            q, k, v = self._project(query, 0, 3)  # 3 x (B, H, L, Dk)
-        elif key is value:  # encoder-decoder attention: Q; then K and V in one product
-            (q,), (k, v) = self._project(query, 0, 1), self._project(key, 1, 2)
+        # 1) project and split into heads: one product per input tensor, on its rows of W
+        if query is key and key is value and not reuse:  # self-attention: Q, K, V at once
+            q, k, v = self._heads(F.linear(query, W, b), 3)  # 3 x (B, H, L, Dk)
         else:
-            (q,), (k,), (v,) = (self._project(x, i, 1) for i, x in enumerate((query, key, value)))
+            q, = self._heads(F.linear(query, W[:D], b[:D]), 1)  # (B, H, L, Dk)
+            if reuse:  # a static cache's later steps: Q only
+                k, v = cache.k, cache.v  # (B, H, S, Dk)
+            elif key is value:  # encoder-decoder attention: K and V at once, rows [D:]
+                k, v = self._heads(F.linear(key, W[D:], b[D:]), 2)  # 2 x (B, H, S, Dk)
+            else:  # a key and a value apart: one product each
+                k, = self._heads(F.linear(key, W[D:2 * D], b[D:2 * D]), 1)  # (B, H, S, Dk)
+                v, = self._heads(F.linear(value, W[2 * D:], b[2 * D:]), 1)  # (B, H, S, Dk)
         if cache is not None and not reuse:  # 2) keep K and V for the next steps
             if cache.k is not None:
                 k = torch.cat([cache.k, k], dim=-2)  # (B, H, P + S, Dk)
@@ -112,7 +112,7 @@ class FusedAttention(nn.Module):
             cache.k, cache.v = k, v
         z = _attend(q, k, v, mask)  # 3) attend: (B, H, L, Dk)
         B, _, L, _ = z.shape
-        z = z.transpose(1, 2).reshape(B, L, self.d_model)  # 4) merge heads: (B, L, D)
+        z = z.transpose(1, 2).reshape(B, L, D)  # 4) merge heads: (B, L, D)
         return self.out_proj(z)  # 5) W^O: (B, L, D)
 
 

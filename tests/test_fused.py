@@ -92,6 +92,13 @@ def test_outputs_equal(pair, name):
     assert fused.attention_weights is None
 
 
+def test_without_bias():
+    teaching = MultiHeadAttention(D, H, bias=False).double().eval()
+    fused = fuse(teaching)
+    with torch.no_grad():
+        torch.testing.assert_close(fused(x, memory, memory), teaching(x, memory, memory), **TOL)
+
+
 def test_fully_blocked_row_reads_nothing(pair):
     _, fused = pair
     out = fused(x, x, x, blocked)  # (B, L, D)
