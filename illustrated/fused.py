@@ -9,38 +9,24 @@ stores them: ``W^Q``, ``W^K``, ``W^V`` as the rows of one ``in_proj_weight (3D, 
 ``W^O`` as ``out_proj``. A tensor is then projected in one product on the rows it needs:
 self-attention gets Q, K and V from one product, encoder-decoder attention Q from the rows
 ``[:D]`` and K, V from the rows ``[D:]``. The attention itself is PyTorch's fused
-``F.scaled_dot_product_attention``, which keeps no weights. Same call, same key/value
-cache (:class:`~illustrated.attention.KVCache`), same outputs: ``tests/test_fused.py``
-and ``benchmarks/fused_equal.py`` (every test sentence translated both ways) prove it.
+``F.scaled_dot_product_attention`` (:func:`~illustrated.attention.lean_attention`), which
+keeps no weights. Same call, same input checks, same key/value cache
+(:class:`~illustrated.kv_cache.KVCache`), same outputs: ``tests/test_fused.py`` and
+``benchmarks/fused_equal.py`` (every test sentence translated both ways) prove it.
 """
 from __future__ import annotations
 
 import copy
-import types
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._attention_checks import check_attention_inputs
 from ._checks import checked_at_the_door
-from .attention import KVCache, MultiHeadAttention
+from .attention import MultiHeadAttention, lean_attention
+from .kv_cache import KVCache
 from .model import Transformer
-
-
-class _Teaching:
-    """What the teaching module's input checks read of a module, taken from a
-    :class:`FusedAttention`, so that both check a call with the same code and messages."""
-
-    _check_input = MultiHeadAttention._check_input
-    _check_like_weights = MultiHeadAttention._check_like_weights
-
-    def __init__(self, m: "FusedAttention"):
-        self.d_model, self.h = m.d_model, m.h
-        self._modules = {"w_q": types.SimpleNamespace(_parameters={"weight": m.in_proj_weight})}
-
-
-def _check_call(m, query, key, value, mask=None, cache=None, need_weights=None) -> None:
-    MultiHeadAttention._check_inputs(_Teaching(m), query, key, value, mask, cache, need_weights)
 
 
 class FusedAttention(nn.Module):
@@ -83,16 +69,12 @@ class FusedAttention(nn.Module):
         y = y.view(B, n_x, n, self.h, self.d_k)  # (B, n_x, n, H, Dk)
         return y.permute(2, 0, 3, 1, 4).unbind(0)  # n x (B, H, n_x, Dk)
 
-    @checked_at_the_door(_check_call)
-    def forward(self, query, key, value, mask=None, cache: KVCache | None = None,
-                need_weights: bool | None = None):
-        """As :meth:`~illustrated.attention.MultiHeadAttention.forward`; returns ``(B, L, D)``.
-        ``need_weights=True`` is refused: this module keeps no weights."""
-        if need_weights:
-            raise ValueError("FusedAttention keeps no attention weights (need_weights=True); "
-                             "ask the teaching model, the one fuse() was given")
+    @checked_at_the_door(check_attention_inputs)  # the teaching module's checks
+    def forward(self, query, key, value, mask=None, cache: KVCache | None = None):
+        """As :meth:`~illustrated.attention.MultiHeadAttention.forward`: query ``(B, L, D)``;
+        key, value ``(B, S, D)``; mask, cache as there. Returns ``(B, L, D)``."""
         W, b, D = self.in_proj_weight, self.in_proj_bias, self.d_model  # (3D, D), (3D,)
-        reuse = cache is not None and cache.static and cache.k is not None
+        reuse = cache is not None and cache.holds_memory()
         # 1) project and split into heads: one product per input tensor, on its rows of W
         if query is key and key is value and not reuse:  # self-attention: Q, K, V at once
             q, k, v = self._heads(F.linear(query, W, b), 3)  # 3 x (B, H, L, Dk)
@@ -105,27 +87,14 @@ class FusedAttention(nn.Module):
             else:  # a key and a value apart: one product each
                 k, = self._heads(F.linear(key, W[D:2 * D], b[D:2 * D]), 1)  # (B, H, S, Dk)
                 v, = self._heads(F.linear(value, W[2 * D:], b[2 * D:]), 1)  # (B, H, S, Dk)
-        if cache is not None and not reuse:  # 2) keep K and V for the next steps
-            if cache.k is not None:
-                k = torch.cat([cache.k, k], dim=-2)  # (B, H, P + S, Dk)
-                v = torch.cat([cache.v, v], dim=-2)  # (B, H, P + S, Dk)
-            cache.k, cache.v = k, v
-        z = _attend(q, k, v, mask)  # 3) attend: (B, H, L, Dk)
+        if cache is not None and not reuse:  # 2) the earlier steps' K and V come first
+            k, v = cache.update(k, v)  # (B, H, P + S, Dk) each
+        if mask is not None and mask.dim() < 4:
+            mask = mask.unsqueeze(-3)  # (B, 1, L, S): the same mask for every head
+        z = lean_attention(q, k, v, mask)  # 3) attend, PyTorch's fused kernel: (B, H, L, Dk)
         B, _, L, _ = z.shape
         z = z.transpose(1, 2).reshape(B, L, D)  # 4) merge heads: (B, L, D)
         return self.out_proj(z)  # 5) W^O: (B, L, D)
-
-
-def _attend(q, k, v, mask):
-    """PyTorch's fused kernel; a query row whose keys are all blocked gives 0, as the
-    teaching formula does (the kernel may give NaN there), with no host sync."""
-    if mask is None:
-        return F.scaled_dot_product_attention(q, k, v)  # (B, H, L, Dk)
-    if mask.dim() < 4:
-        mask = mask.unsqueeze(-3)  # (B, 1, L, S): the same mask for every head
-    blind = ~mask.any(dim=-1, keepdim=True)  # (B, 1|H, L, 1): rows with nothing to read
-    z = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | blind)  # (B, H, L, Dk)
-    return z.masked_fill(blind, 0.0)
 
 
 def fuse(module):
