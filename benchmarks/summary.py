@@ -1,4 +1,4 @@
-"""Every figure of issue 21 with its target, from the JSON the benchmarks wrote
+"""Every figure of issues 21 and 30 with its target, from the JSON the benchmarks wrote
 (``benchmarks/results/*.json``); run by ``make bench`` after them. Prints one line per
 target (MET or MISSED, with the worst point and every point that misses) and writes them
 all to ``benchmarks/results/summary.json``.
@@ -54,6 +54,11 @@ def main():
           "issue; was 1.12x at L=128 d_model=512 B=32)", sweep, "fwd_ratio", 1.0, point=at)
     check(lines, "attention forward+backward, teaching path / torch's fused call (was 0.89x)",
           sweep, "fb_ratio", 1.0, point=at)
+    check(lines, "attention forward, fused path (fuse) / torch's inference call (eval mode)",
+          sweep, "fwd_fused_ratio", 1.0, point=at)
+    check(lines, "tiny call (B=1, L=16, d_model=64), fused path / torch's inference call",
+          sweep and [r for r in sweep if (r["L"], r["d_model"], r["B"]) == (16, 64, 1)],
+          "fwd_fused_ratio", 1.1, point=at)
     memory = load("attention_memory")
     if memory:
         for r in memory:
@@ -68,9 +73,20 @@ def main():
     check(lines, "training step, lean path (as the trainer trains) / nn.Transformer", train,
           "lean_ratio", 1.0, point=step_at)
     decode = load("decode")
-    check(lines, "cached greedy decoding: uncached / cached time at 512 tokens",
-          decode and [r for r in decode if r["T"] == 512], "uncached/cached", 10.0,
-          at_most=False, point=lambda r: f"T={r['T']}:")
+    at_512 = decode and [r for r in decode if r["T"] == 512]
+    check(lines, "cached greedy decoding with the fused model that serves: recomputation / "
+          "cached time at 512 tokens (B=1, N=3, d_model=256, 64 words)", at_512,
+          "uncached/fused_cached", 10.0, at_most=False, point=lambda r: f"T={r['T']}:")
+    if at_512:
+        lines.append({"what": "the same with the teaching model's cache; the fused model's "
+                              "cache against its own recomputation",
+                      "figure": f"{at_512[0]['uncached/cached']:.1f}x; "
+                                f"{at_512[0]['fused_uncached/fused_cached']:.1f}x",
+                      "status": "info"})
+    equal = load("fused_equal")
+    check(lines, "fuse(model) against the teaching model: test translations that differ",
+          equal and [{**r, "differ": r["sentences"] - r["identical"]} for r in equal],
+          "differ", 0, point=lambda r: f"{r['decoder']}:", unit="")
     translate = load("translate")
     if translate:
         r = translate[0]
@@ -94,7 +110,7 @@ def main():
     if real:
         lines.append({"what": "real training, our tokens/s / nn.Transformer's",
                       "figure": f"{real[0]['ratio']:.2f}x", "status": "info"})
-    print("\n== Issue 21: every figure and its target ==")
+    print("\n== Issues 21 and 30: every figure and its target ==")
     for line in lines:
         figure = line.get("figure") or (f"worst {line['worst']:.2f}{line['unit']}"
                                         f"{' at ' + line['worst_at'] if line.get('worst_at') else ''}"
