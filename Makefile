@@ -128,7 +128,7 @@ translations: $(STAMP)
 clean:
 	rm -rf _build .jupyter_cache
 
-# Speed against PyTorch, decoding and translation (issue 21; not part of `make test`, about
+# Speed against PyTorch, decoding and translation (issues 21, 30; not part of `make test`, about
 # 10 minutes on 2 cores). Each benchmark writes benchmarks/results/<name>.json; the last
 # step prints every figure with its target and writes benchmarks/results/summary.json.
 # One thread by default: on a shared machine a descheduled OpenMP thread stalls every
@@ -142,6 +142,7 @@ bench: $(STAMP)
 	$(BENCH) benchmarks/attention_memory.py
 	$(BENCH) benchmarks/decode.py
 	$(BENCH) benchmarks/translate.py
+	$(BENCH) benchmarks/fused_equal.py
 	OMP_NUM_THREADS=1 $(PY) benchmarks/real_train.py
 	$(PY) benchmarks/summary.py
 
