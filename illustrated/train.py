@@ -1,6 +1,7 @@
-"""Training the toy translator: the paper's learning-rate schedule, a teacher-forced
-training loop with a tqdm progress bar, atomic checkpoints. ``python -m illustrated.train``
-trains with the defaults, saves a checkpoint and prints the held-out scores.
+"""Training the toy translator: the paper's learning-rate schedule
+(:func:`illustrated.schedule.rate`), a teacher-forced training loop with a tqdm progress
+bar, atomic checkpoints. ``python -m illustrated.train`` trains with the defaults, saves a
+checkpoint and prints the held-out scores.
 
 The command prints what it read and wrote (the corpus, the checkpoint's path); its progress
 bar is shown on a terminal only, so a redirected log stays short; warnings are one plain
@@ -26,6 +27,7 @@ from .data import FIXED, Vocab, make_batch, split_pairs
 from .decoding import greedy_decode
 from .loss import LabelSmoothingLoss
 from .model import ModelConfig, Transformer
+from .schedule import rate
 
 FORMAT = "illustrated-translator-1"
 
@@ -43,12 +45,6 @@ class TrainConfig:
     h: int = 4
     d_ff: int = 128
     dropout: float = 0.1
-
-
-def rate(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
-    """``factor * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)``, step counted from 1."""
-    step = max(step, 1)
-    return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
 
 def train(cfg: TrainConfig = TrainConfig(), progress: bool | None = True,

@@ -31,7 +31,7 @@ from .checkpoint import write_atomically
 from .data import make_batch
 from .model import ModelConfig, Transformer
 from .names import name_pieces, with_invented_names
-from .train import rate
+from .schedule import rate
 
 STATE_FORMAT = "illustrated-real-training-state-1"
 

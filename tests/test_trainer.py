@@ -1,4 +1,5 @@
 import dataclasses
+import importlib
 import os
 import subprocess
 import sys
@@ -36,6 +37,19 @@ def test_smoothed_loss_sum_equals_label_smoothing_loss():
     for eps in (0.0, 0.1):
         torch.testing.assert_close(smoothed_loss_sum(logp, target, 0, eps).double(),
                                    LabelSmoothingLoss(11, 0, eps)(logp, target) * n)
+
+
+@pytest.mark.parametrize("name, other", [("illustrated.train", "illustrated.trainer"),
+                                         ("illustrated.trainer", "illustrated.train")])
+def test_each_trainer_imports_without_the_other(monkeypatch, name, other):
+    """No import cycle: the schedule both use lives in illustrated.schedule."""
+    import illustrated
+
+    for module in (name, other, "illustrated.schedule"):  # restored after the test
+        monkeypatch.delitem(sys.modules, module, raising=False)
+        monkeypatch.delattr(illustrated, module.split(".")[1], raising=False)
+    importlib.import_module(name)
+    assert other not in sys.modules
 
 
 def test_checkpoint_averaging():
