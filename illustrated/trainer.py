@@ -241,9 +241,7 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
 
     model = Transformer(model_config(cfg, len(tokenizer)),
                         torch.Generator().manual_seed(cfg.seed)).to(dev)
-    for m in model.modules():  # the fused attention kernel: no weights kept while training
-        if hasattr(m, "need_weights"):
-            m.need_weights = False
+    model.keep_attention_weights(False)  # the fused attention kernel while training
     opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     step, epoch, index, log, snapshots = 0, 0, 0, TrainingLog([], []), []
     if resume:
