@@ -90,9 +90,6 @@ class HostReads(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-@pytest.mark.xfail(strict=True, reason="until the model's checks move to the door and "
-                   "lean_attention loses its syncs: Embeddings reads tokens.min()/max() "
-                   "(layers.py:63), lean_attention blind.any() (attention.py:174)")
 def test_a_training_step_reads_nothing_back_from_the_device(data, monkeypatch):
     """Two steps of the trainer's own step function: no op of them would make the host
     wait for a GPU, so the CPU queues step after step while the GPU computes."""
