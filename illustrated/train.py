@@ -175,6 +175,9 @@ def _parser():
     real.add_argument("--amp", action=argparse.BooleanOptionalAction, default=None,
                       help="mixed precision, bfloat16 (default: on where it is native: a "
                       "GPU, or a CPU with AVX-512 BF16 or AMX)")
+    real.add_argument("--compile", action="store_true",
+                      help="train through torch.compile (off by default): for a GPU; on a "
+                      "CPU the compiling outweighs the gain")
     real.add_argument("--state", default="checkpoints/real-state.pt",
                       help="the resumable training state, rewritten atomically every "
                       "--save-every steps (default %(default)s)")
@@ -266,7 +269,8 @@ def _main_real(args):
     dev = split.dev[:args.eval_limit] if args.eval_limit else split.dev
     model, log = train_real(cfg, split.train, tok, args.state, args.resume, args.device,
                             args.amp, False if args.no_progress else None, args.stop_after,
-                            dev_pairs=dev if args.eval != "none" else ())
+                            dev_pairs=dev if args.eval != "none" else (),
+                            compile=args.compile)
     seconds = time.perf_counter() - t0
     if len(log.loss) < cfg.steps:
         print(f"stopped after {len(log.loss)} of {cfg.steps} steps; the training state is in "

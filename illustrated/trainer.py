@@ -290,8 +290,9 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
         stop_after: stop (as if interrupted) once this many steps are done.
         dev_pairs: held-out pairs for the curve: the development loss every
             ``cfg.eval_every`` steps, BLEU every ``cfg.bleu_every`` steps (none if empty).
-        compile: train through ``torch.compile(model)`` (a GPU's option: it compiles for
-            a minute or more before the first step).
+        compile: train through ``torch.compile(model)``, a GPU's option: it compiles for
+            minutes first (once per new batch shape until it makes them dynamic), and its
+            dropout draws other numbers than the eager model's, so the losses differ.
 
     Returns: ``(model, log)``: the averaged model (on the CPU, eval mode) and a
     :class:`TrainingLog`.

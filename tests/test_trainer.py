@@ -1,5 +1,6 @@
 import dataclasses
 import importlib
+import inspect
 import os
 import subprocess
 import sys
@@ -117,6 +118,31 @@ def test_a_training_step_reads_nothing_back_from_the_device(data, monkeypatch):
         for step, batch in enumerate(batches):
             train_step(model, opt, batch, cfg, step)
     assert mode.reads == [], "host reads: " + ", ".join(sorted(set(mode.reads)))
+
+
+class Compiled(torch.nn.Module):
+    """Stands in for torch.compile's wrapper (compiling takes minutes on a CPU)."""
+    made = []
+
+    def __init__(self, net):
+        super().__init__()
+        self.net, self.calls = net, 0
+        Compiled.made.append(self)
+
+    def forward(self, *args):
+        self.calls += 1
+        return self.net(*args)
+
+
+def test_compile_trains_through_torch_compile(data, monkeypatch):
+    """compile=True (--compile; off by default) trains through torch.compile(model)."""
+    pairs, tok = data
+    monkeypatch.setattr(torch, "compile", Compiled)
+    monkeypatch.setattr(Compiled, "made", [])
+    assert inspect.signature(train_real).parameters["compile"].default is False
+    cfg = dataclasses.replace(TINY, steps=2, eval_every=0, bleu_every=0, average=1)
+    train_real(cfg, pairs, tok, None, device="cpu", amp=False, progress=False, compile=True)
+    assert [(type(c.net), c.calls) for c in Compiled.made] == [(Transformer, 2)]
 
 
 def test_checkpoint_averaging():
