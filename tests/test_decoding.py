@@ -276,20 +276,30 @@ def _decoders():
     return [greedy_decode, beam_search, beam_search_batch]
 
 
+def _untouched(model):
+    """``model``, refusing to run: a door's check must fail before the model is called (whose
+    own checks are skipped inside the door)."""
+    def run(*args, **kwargs):
+        raise AssertionError("the model ran: the decoding function did not refuse its input")
+    model.encode = model.decode = run
+    return model
+
+
 @pytest.mark.parametrize("decode", _decoders(), ids=lambda f: f.__name__)
 @pytest.mark.parametrize("src, err, words", [
     ([[3, 11]], ValueError, "src must hold source token ids in [0, 11) (the model's "
                             "config.src_vocab), got ids from 3 to 11"),
-    ([[-1, 2]], ValueError, "got ids from -1 to 2"),
+    ([[-1, 2]], ValueError, "src must hold source token ids in [0, 11) (the model's "
+                            "config.src_vocab), got ids from -1 to 2"),
     ([[3.0, 2.0]], TypeError, "src must hold integer token ids, got dtype torch.float32"),
 ])
 def test_decoding_refuses_source_ids_outside_the_vocabulary(decode, src, err, words):
     with pytest.raises(err, match=re.escape(words)):
-        decode(_model(), torch.tensor(src), 5, 1, 2)
+        decode(_untouched(_model()), torch.tensor(src), 5, 1, 2)
 
 
 def test_greedy_checks_its_src_mask():
-    model, src = _model(), torch.tensor([[3, 4, 2]])  # (B, S)
+    model, src = _untouched(_model()), torch.tensor([[3, 4, 2]])  # (B, S)
     square = torch.ones(1, 3, 3, dtype=torch.bool)  # (B, S, S): the encoder's, not (B, 1, S)
     with pytest.raises(ValueError, match=re.escape("src_mask of shape (1, 3, 3) does not "
                                                    "broadcast against the attention scores "
@@ -305,7 +315,7 @@ def test_beam_search_checks_its_sizes(kwargs, words):
     from illustrated.decoding import beam_search_batch
     for search in (beam_search, beam_search_batch):
         with pytest.raises(ValueError, match=words):
-            search(_model(), torch.tensor([[3, 2]]), 5, 1, 2, **kwargs)
+            search(_untouched(_model()), torch.tensor([[3, 2]]), 5, 1, 2, **kwargs)
 
 
 @pytest.mark.parametrize("decode", _decoders(), ids=lambda f: f.__name__)
