@@ -25,6 +25,8 @@ from torch import nn
 
 from _common import progress, report
 
+from illustrated._attention_checks import check_attention_inputs
+from illustrated._checks import inputs_checked
 from illustrated.attention import MultiHeadAttention, scaled_dot_product_attention
 from illustrated.masks import check_mask
 
@@ -51,6 +53,11 @@ def samples_us(ways: dict) -> dict:
     return times
 
 
+def unchecked(fn, *args):
+    with inputs_checked():  # as inside a checked call: no checks
+        return fn(*args)
+
+
 def breakdown(ours, theirs, x):
     """Median microseconds of each step of our call, timed alone, and of torch's parts."""
     q = ours._split(ours.w_q(x))  # (B, H, L, Dk)
@@ -62,17 +69,14 @@ def breakdown(ours, theirs, x):
     w_out, b_out = theirs.out_proj.weight.detach(), theirs.out_proj.bias.detach()
     steps = {
         "our whole call (teaching path)": lambda: ours(x, x, x),
-        "our whole call (lean path)": lambda: ours(x, x, x, need_weights=False),
-        "  checks at the door": lambda: ours._check_inputs(x, x, x, None, None, None),
-        "  steps 1-2, _project (one product on the stacked block)":
-            lambda: ours._project(x, x, x),
+        "  checks at the door": lambda: check_attention_inputs(ours, x, x, x),
         "  4 projections, nn.Linear modules": lambda: [m(x) for m in lin],
         "  the same 4 products, F.linear": lambda: [F.linear(x, m.weight, m.bias) for m in lin],
         "  the same as 1 product on stacked weights + W^O": lambda: (
             F.linear(x, w_in, b_in), F.linear(x, w_out, b_out)),
         "  split into heads (x3)": lambda: [ours._split(x) for _ in range(3)],
         "  attend, teaching (scaled_dot_product_attention)":
-            lambda: scaled_dot_product_attention(q, q, q, check=False),
+            lambda: unchecked(scaled_dot_product_attention, q, q, q),
         "    its two products, 4-D @ as in the formula": lambda: (
             q @ q.transpose(-2, -1), w @ q),
         "    the same two products, bmm on 3-D (B*H, L, .) views": lambda: (
@@ -102,7 +106,7 @@ def main():
     mask = torch.ones(1, 1, L, L, dtype=torch.bool)
 
     def checks():  # what one call of ours checks: the module's inputs, once, at its door
-        ours._check_inputs(x, x, x, None, None, None)
+        check_attention_inputs(ours, x, x, x)
 
     ways = {"ours": lambda: ours(x, x, x), "lean": lambda: lean(x, x, x),
             "torch": lambda: theirs(x, x, x, need_weights=False),

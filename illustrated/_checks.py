@@ -6,6 +6,7 @@ it names the argument, what was expected and what came.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from contextlib import contextmanager
 from itertools import zip_longest
@@ -27,7 +28,14 @@ def checked_at_the_door(check):
         def call(*args, **kwargs):
             if getattr(_door, "inside", False):
                 return fn(*args, **kwargs)
-            check(*args, **kwargs)
+            try:
+                check(*args, **kwargs)
+            except TypeError as error:  # an argument fn does not take: say so in fn's name
+                try:
+                    inspect.signature(fn).bind(*args, **kwargs)
+                except TypeError as wrong:
+                    raise TypeError(f"{fn.__qualname__}() {wrong}") from None
+                raise error
             with inputs_checked():
                 return fn(*args, **kwargs)
         return call

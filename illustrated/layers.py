@@ -20,18 +20,72 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import check_dropout, check_heads, check_positive_int, check_tensor
-from .attention import KVCache, MultiHeadAttention
+from ._checks import (check_dropout, check_heads, check_positive_int, check_tensor,
+                      checked_at_the_door)
+from ._attention_checks import check_like_weights
+from .attention import MultiHeadAttention
+from .kv_cache import KVCache
 from .masks import check_mask
 
 
-def _check_stream(x, d_model: int, name: str = "x") -> None:
-    """Raise unless ``x`` is a float tensor ``(B, L, d_model)``."""
+def _check_stream(x, d_model: int, name: str = "x", like: nn.Module | None = None) -> None:
+    """Raise unless ``x`` is a float tensor ``(B, L, d_model)`` (with the dtype and device of
+    the module ``like``'s weights, if given)."""
     check_tensor(x, name, ndim=3, floating=True)
     if x.shape[-1] != d_model:
         raise ValueError(
             f"{name} must have shape (B, L, d_model={d_model}), got {tuple(x.shape)}"
         )
+    if like is not None:
+        check_like_weights(like, x)
+
+
+def check_tokens(tokens, vocab: int, name: str = "tokens") -> None:
+    """Raise unless ``tokens`` is a ``(B, L)`` tensor of integer ids in ``[0, vocab)``. The
+    range is read from the values (on a GPU, a wait for it): a check for the door only."""
+    check_tensor(tokens, name, ndim=2)
+    if tokens.is_floating_point() or tokens.dtype == torch.bool:
+        raise TypeError(f"{name} must hold integer ids, got dtype {tokens.dtype}")
+    if tokens.numel() and (tokens.min() < 0 or tokens.max() >= vocab):
+        raise ValueError(
+            f"token ids must be in [0, vocab={vocab}), got ids from "
+            f"{tokens.min().item()} to {tokens.max().item()}"
+        )
+
+
+def _check_embeddings(module, tokens) -> None:
+    check_tokens(tokens, module.vocab)
+
+
+def _check_feed_forward(module, x) -> None:
+    _check_stream(x, module.d_model, like=module)
+
+
+def _check_encoder_layer(module, x, mask=None) -> None:
+    _check_stream(x, module.d_model, like=module)
+    if mask is not None:
+        B, L, _ = x.shape
+        check_mask(mask, (B, L, L))
+
+
+def _check_decoder_layer(module, x, memory, src_mask=None, tgt_mask=None, cache=None) -> None:
+    _check_stream(x, module.d_model, like=module)
+    _check_stream(memory, module.d_model, "memory", like=module)
+    if memory.shape[0] != x.shape[0]:
+        raise ValueError(
+            f"x and memory must have the same batch size B, got x {tuple(x.shape)} "
+            f"and memory {tuple(memory.shape)}"
+        )
+    if cache is not None and not (isinstance(cache, tuple) and len(cache) == 2
+                                  and all(isinstance(c, KVCache) for c in cache)):
+        raise TypeError(f"cache must be a (KVCache, KVCache) pair (one entry of a "
+                        f"DecoderCache) or None, got {type(cache).__name__}")
+    past = 0 if cache is None else len(cache[0])  # positions the self-attention cache holds
+    B, T, S = x.shape[0], x.shape[1], memory.shape[1]
+    if tgt_mask is not None:
+        check_mask(tgt_mask, (B, T, past + T), "tgt_mask")
+    if src_mask is not None:
+        check_mask(src_mask, (B, T, S), "src_mask")
 
 
 class Embeddings(nn.Module):
@@ -55,16 +109,9 @@ class Embeddings(nn.Module):
         self.embedding = nn.Embedding(vocab, d_model)
         nn.init.normal_(self.embedding.weight, mean=0.0, std=d_model ** -0.5)
 
+    @checked_at_the_door(_check_embeddings)
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Args: tokens ``(B, L)`` integer ids in ``[0, V)``. Returns: ``(B, L, D)``."""
-        check_tensor(tokens, "tokens", ndim=2)
-        if tokens.is_floating_point() or tokens.dtype == torch.bool:
-            raise TypeError(f"tokens must hold integer ids, got dtype {tokens.dtype}")
-        if tokens.numel() and (tokens.min() < 0 or tokens.max() >= self.vocab):
-            raise ValueError(
-                f"token ids must be in [0, vocab={self.vocab}), got ids from "
-                f"{tokens.min().item()} to {tokens.max().item()}"
-            )
         return self.embedding(tokens) * math.sqrt(self.d_model)  # (B, L, D)
 
 
@@ -87,9 +134,9 @@ class PositionwiseFeedForward(nn.Module):
         self.linear2 = nn.Linear(d_ff, d_model)
         self.dropout = nn.Dropout(dropout)
 
+    @checked_at_the_door(_check_feed_forward)
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args: x ``(B, L, D)``. Returns: ``(B, L, D)``."""
-        _check_stream(x, self.d_model)
         # 1) widen and keep the positive part
         hidden = F.relu(self.linear1(x))  # (B, L, d_ff)
         # 2) dropout, 3) project back to d_model
@@ -174,6 +221,7 @@ class EncoderLayer(nn.Module):
         self.sublayer1 = SublayerConnection(d_model, dropout, norm_first)
         self.sublayer2 = SublayerConnection(d_model, dropout, norm_first)
 
+    @checked_at_the_door(_check_encoder_layer)
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         """Args:
             x: ``(B, L, D)``.
@@ -182,10 +230,6 @@ class EncoderLayer(nn.Module):
 
         Returns: ``(B, L, D)``.
         """
-        _check_stream(x, self.d_model)
-        B, L, _ = x.shape
-        if mask is not None:
-            check_mask(mask, (B, L, L))
         # 1) every position attends to every (unmasked) position of the same sequence
         x = self.sublayer1(x, lambda y: self.self_attn(y, y, y, mask))  # (B, L, D)
         # 2) position-wise feed-forward
@@ -228,20 +272,7 @@ class DecoderLayer(nn.Module):
         self.sublayer2 = SublayerConnection(d_model, dropout, norm_first)
         self.sublayer3 = SublayerConnection(d_model, dropout, norm_first)
 
-    def _check_inputs(self, x, memory, src_mask, tgt_mask, past: int = 0) -> None:
-        _check_stream(x, self.d_model)
-        _check_stream(memory, self.d_model, "memory")
-        if memory.shape[0] != x.shape[0]:
-            raise ValueError(
-                f"x and memory must have the same batch size B, got x {tuple(x.shape)} "
-                f"and memory {tuple(memory.shape)}"
-            )
-        B, T, S = x.shape[0], x.shape[1], memory.shape[1]
-        if tgt_mask is not None:
-            check_mask(tgt_mask, (B, T, past + T), "tgt_mask")
-        if src_mask is not None:
-            check_mask(src_mask, (B, T, S), "src_mask")
-
+    @checked_at_the_door(_check_decoder_layer)
     def forward(self, x: torch.Tensor, memory: torch.Tensor,
                 src_mask: torch.Tensor | None = None,
                 tgt_mask: torch.Tensor | None = None,
@@ -262,8 +293,6 @@ class DecoderLayer(nn.Module):
         Returns: ``(B, T, D)``.
         """
         self_cache, src_cache = (None, None) if cache is None else cache
-        past = 0 if self_cache is None else len(self_cache)
-        self._check_inputs(x, memory, src_mask, tgt_mask, past)
         # 1) masked self-attention: each target position looks at earlier ones only
         x = self.sublayer1(
             x, lambda y: self.self_attn(y, y, y, tgt_mask, cache=self_cache)

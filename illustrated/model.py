@@ -20,11 +20,12 @@ import torch
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
-from ._checks import check_dropout, check_heads, check_positive_int
+from ._checks import check_dropout, check_heads, check_positive_int, checked_at_the_door
 from .attention import MultiHeadAttention
-from .layers import DecoderCache, DecoderLayer, EncoderLayer, Embeddings
+from .layers import (DecoderCache, DecoderLayer, EncoderLayer, Embeddings, _check_decoder_layer,
+                     _check_encoder_layer, _check_stream, check_tokens)
 from .masks import check_mask, padding_mask, subsequent_mask
-from .positional import PositionalEncoding
+from .positional import PositionalEncoding, check_positions
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,23 @@ class ModelConfig:
         return cls(**{**preset, **overrides})
 
 
+def _check_encoder(module, x, mask=None) -> None:
+    _check_encoder_layer(module.layers[0], x, mask)  # every layer takes what the first does
+
+
+def _check_decoder(module, x, memory, src_mask=None, tgt_mask=None, cache=None) -> None:
+    if cache is not None:
+        if not isinstance(cache, DecoderCache):
+            raise TypeError(f"cache must be a DecoderCache or None, got {type(cache).__name__}")
+        if len(cache.layers) != len(module.layers):
+            raise ValueError(
+                f"cache has {len(cache.layers)} layers but the decoder has "
+                f"{len(module.layers)}; make it with model.new_cache()"
+            )
+    first = None if cache is None else cache.layers[0]
+    _check_decoder_layer(module.layers[0], x, memory, src_mask, tgt_mask, first)
+
+
 class Encoder(nn.Module):
     """A stack of ``N`` identical encoder layers (:class:`~illustrated.layers.EncoderLayer`),
     each with its own weights.
@@ -107,6 +125,7 @@ class Encoder(nn.Module):
         # its output is the raw residual sum, so a pre-norm stack needs one final norm.
         self.norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
 
+    @checked_at_the_door(_check_encoder)
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         """Args: x ``(B, S, D)``; mask broadcasting to ``(B, S, S)``. Returns: ``(B, S, D)``."""
         for layer in self.layers:
@@ -130,6 +149,7 @@ class Decoder(nn.Module):
         )
         self.norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()  # see Encoder
 
+    @checked_at_the_door(_check_decoder)
     def forward(self, x: torch.Tensor, memory: torch.Tensor,
                 src_mask: torch.Tensor | None = None,
                 tgt_mask: torch.Tensor | None = None,
@@ -138,16 +158,6 @@ class Decoder(nn.Module):
         :class:`~illustrated.layers.DecoderLayer` (``cache`` a
         :class:`~illustrated.layers.DecoderCache` of this stack's depth).
         Returns: ``(B, T, D)``."""
-        if cache is not None:
-            if not isinstance(cache, DecoderCache):
-                raise TypeError(
-                    f"cache must be a DecoderCache or None, got {type(cache).__name__}"
-                )
-            if len(cache.layers) != len(self.layers):
-                raise ValueError(
-                    f"cache has {len(cache.layers)} layers but the decoder has "
-                    f"{len(self.layers)}; make it with model.new_cache()"
-                )
         for i, layer in enumerate(self.layers):
             layer_cache = None if cache is None else cache.layers[i]
             x = layer(x, memory, src_mask, tgt_mask, cache=layer_cache)  # (B, T, D)
@@ -192,6 +202,41 @@ def make_std_masks(src: torch.Tensor, tgt: torch.Tensor, pad_id: int = 0):
     T = tgt_pad.shape[-1]
     tgt_mask = tgt_pad & subsequent_mask(T, device=tgt.device)  # (B, T, T)
     return src_mask, tgt_mask
+
+
+def _check_encode(model, src, src_mask=None) -> None:
+    c = model.config
+    check_tokens(src, c.src_vocab, "src")
+    check_positions(src.shape[1], 0, c.max_len)
+    if src_mask is not None:
+        B, S = src.shape
+        check_mask(src_mask, (B, S, S), "src_mask")
+
+
+def _check_decode(model, memory, src_mask, tgt, tgt_mask, cache=None) -> None:
+    c = model.config
+    check_tokens(tgt, c.tgt_vocab, "tgt")
+    past = len(cache) if isinstance(cache, DecoderCache) else 0
+    check_positions(tgt.shape[1], past, c.max_len)
+    _check_stream(memory, c.d_model, "memory", like=model)
+    embedded = memory.new_empty(*tgt.shape, c.d_model)  # (B, T, D): what tgt_embed gives
+    _check_decoder(model.decoder, embedded, memory, src_mask, tgt_mask, cache)
+
+
+def _check_forward(model, src, tgt, src_mask=None, tgt_mask=None) -> None:
+    _check_encode(model, src, src_mask)
+    check_tokens(tgt, model.config.tgt_vocab, "tgt")
+    if src.shape[0] != tgt.shape[0]:
+        raise ValueError(
+            f"src and tgt must have the same batch size B, got src {tuple(src.shape)} "
+            f"and tgt {tuple(tgt.shape)}"
+        )
+    check_positions(tgt.shape[1], 0, model.config.max_len)
+    B, S, T = src.shape[0], src.shape[1], tgt.shape[1]
+    if src_mask is not None:
+        check_mask(src_mask, (B, T, S), "src_mask")
+    if tgt_mask is not None:
+        check_mask(tgt_mask, (B, T, T), "tgt_mask")
 
 
 class Transformer(nn.Module):
@@ -243,13 +288,12 @@ class Transformer(nn.Module):
             elif name.endswith("bias"):
                 p.zero_()
 
+    @checked_at_the_door(_check_encode)
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None) -> torch.Tensor:
         """Args: src ids ``(B, S)``; src_mask ``(B, 1, S)``. Returns: memory ``(B, S, D)``."""
-        x = self.src_embed(src)  # (B, S, D)
-        if src_mask is not None:  # checked here so an error names src_mask
-            check_mask(src_mask, (x.shape[0], x.shape[1], x.shape[1]), "src_mask")
-        return self.encoder(x, src_mask)  # (B, S, D)
+        return self.encoder(self.src_embed(src), src_mask)  # (B, S, D)
 
+    @checked_at_the_door(_check_decode)
     def decode(self, memory: torch.Tensor, src_mask: torch.Tensor | None,
                tgt: torch.Tensor, tgt_mask: torch.Tensor | None,
                cache: DecoderCache | None = None) -> torch.Tensor:
@@ -280,6 +324,7 @@ class Transformer(nn.Module):
         """An empty key/value cache for incremental decoding with :meth:`decode`."""
         return DecoderCache(self.config.N)
 
+    @checked_at_the_door(_check_forward)
     def forward(self, src: torch.Tensor, tgt: torch.Tensor,
                 src_mask: torch.Tensor | None = None,
                 tgt_mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -291,12 +336,6 @@ class Transformer(nn.Module):
 
         Returns: log-probabilities of the next token ``(B, T, V)``.
         """
-        both = isinstance(src, torch.Tensor) and isinstance(tgt, torch.Tensor)
-        if both and src.dim() == tgt.dim() == 2 and src.shape[0] != tgt.shape[0]:
-            raise ValueError(
-                f"src and tgt must have the same batch size B, got src {tuple(src.shape)} "
-                f"and tgt {tuple(tgt.shape)}"
-            )
         # 1) encode the whole source sentence
         memory = self.encode(src, src_mask)  # (B, S, D)
         # 2) decode every target position, reading the memory

@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._checks import check_dropout, check_positive_int, check_tensor
+from ._checks import check_dropout, check_positive_int, check_tensor, checked_at_the_door
 
 
 def _check_base(base) -> None:
@@ -62,6 +62,27 @@ def sinusoidal_encoding(
     return pe.float()
 
 
+def _check_input(module, x, start: int = 0) -> None:
+    """The checks of :meth:`PositionalEncoding.forward`, at its door."""
+    check_tensor(x, "x", ndim=3, floating=True)
+    if x.shape[2] != module.d_model:
+        raise ValueError(
+            f"x must have last dimension d_model={module.d_model}, got shape {tuple(x.shape)}"
+        )
+    check_positions(x.shape[1], start, module.max_len)
+
+
+def check_positions(L: int, start: int, max_len: int) -> None:
+    """Raise unless positions ``start .. start + L - 1`` are within a table of ``max_len``."""
+    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+        raise ValueError(f"start must be an int >= 0, got {start!r}")
+    if start + L > max_len:
+        raise ValueError(
+            f"sequence length {start + L} is longer than max_len={max_len}; "
+            f"build PositionalEncoding with a larger max_len"
+        )
+
+
 class PositionalEncoding(nn.Module):
     """Add the sinusoidal table to a batch of embeddings, then apply dropout.
 
@@ -87,24 +108,14 @@ class PositionalEncoding(nn.Module):
         self.register_buffer("pe", pe.unsqueeze(0), persistent=False)  # (1, max_len, D)
         self.dropout = nn.Dropout(dropout)
 
+    @checked_at_the_door(_check_input)
     def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
         """Args: x ``(B, L, D)`` embeddings; start: the position of ``x``'s first row
         (0 unless decoding one token at a time, where the newest token sits at position
         ``start``). Returns: ``(B, L, D)``, ``dropout(x + PE[start:start + L])``."""
-        check_tensor(x, "x", ndim=3, floating=True)
-        B, L, D = x.shape
-        if D != self.d_model:
-            raise ValueError(
-                f"x must have last dimension d_model={self.d_model}, got shape {tuple(x.shape)}"
-            )
-        if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-            raise ValueError(f"start must be an int >= 0, got {start!r}")
-        if start + L > self.max_len:
-            raise ValueError(
-                f"sequence length {start + L} is longer than max_len={self.max_len}; "
-                f"build PositionalEncoding with a larger max_len"
-            )
+        L = x.shape[1]
         # 1) add the encodings of positions start..start+L-1 (the same for every sequence)
         x = x + self.pe[:, start:start + L].to(x.dtype)  # (B, L, D)
         # 2) dropout on the sum
         return self.dropout(x)
+

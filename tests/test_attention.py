@@ -4,11 +4,14 @@
 (True = may attend); ``torch.nn.MultiheadAttention`` uses the opposite one, so its masks
 go through :func:`illustrated.masks.to_torch_blocked`.
 """
+import contextlib
+
 import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from illustrated._checks import inputs_checked
 from illustrated.attention import MultiHeadAttention, scaled_dot_product_attention
 from illustrated.masks import padding_mask, subsequent_mask, to_torch_blocked
 
@@ -525,23 +528,27 @@ def test_lean_fully_blocked_row_outputs_the_bias():
     torch.testing.assert_close(out[0, 2], lean.w_o.bias, atol=0, rtol=0)
 
 
-def test_need_weights_keyword_overrides_the_constructor():
+def test_need_weights_is_the_modules_choice():
     teach, lean = lean_pair()
     x = randn(2, 5, 8, seed=1)
-    out = teach(x, x, x, need_weights=False)
+    teach.need_weights = False
+    out = teach(x, x, x)
     assert teach.attention_weights is None
-    torch.testing.assert_close(lean(x, x, x, need_weights=True), out, **TOL)
+    lean.need_weights = True
+    torch.testing.assert_close(lean(x, x, x), out, **TOL)
     assert lean.attention_weights.shape == (2, 2, 5, 5)
-    lean(x, x, x)  # the constructor's choice again
-    assert lean.attention_weights is None
+
+
+def test_an_argument_forward_does_not_take_is_named_as_forwards():
+    with pytest.raises(TypeError, match=r"^MultiHeadAttention.forward\(\) got an unexpected "
+                                        r"keyword argument 'need_weights'"):
+        MultiHeadAttention(8, 2).to(F64)(Y, Y, Y, need_weights=False)
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, 0.0])
 def test_need_weights_must_be_a_bool(bad):
     with pytest.raises(TypeError, match=r"need_weights must be True or False, got"):
         MultiHeadAttention(8, 2, need_weights=bad)
-    with pytest.raises(TypeError, match=r"need_weights must be True, False or None, got"):
-        MultiHeadAttention(8, 2).to(F64)(Y, Y, Y, need_weights=bad)
 
 
 def test_lean_dropout_is_on_in_train_and_off_in_eval():
@@ -629,43 +636,7 @@ def test_cache_of_the_wrong_type_is_refused():
         mha(x, x, x, cache=(None, None))
 
 
-# --- the fused kernel's causal route and the skipped dropout ----------------------------------
-
-
-def test_causal_mask_takes_the_fused_kernels_is_causal_route(monkeypatch):
-    """On the lean path a plain causal mask (2-D or 3-D) reaches F.scaled_dot_product_attention
-    as is_causal=True with no mask; a padded causal mask or a non-square one keeps its mask."""
-    calls = []
-    sdpa = F.scaled_dot_product_attention
-
-    def spy(*args, **kwargs):
-        calls.append(kwargs)
-        return sdpa(*args, **kwargs)
-
-    monkeypatch.setattr(F, "scaled_dot_product_attention", spy)
-    teach, lean = lean_pair()
-    x = randn(2, 5, 8, seed=1)
-    for mask in (subsequent_mask(5), subsequent_mask(5)[0]):
-        calls.clear()
-        torch.testing.assert_close(lean(x, x, x, mask), teach(x, x, x, mask), **TOL)
-        assert calls == [{"dropout_p": 0.0, "is_causal": True}]
-    for mask, q in ((padding_mask(TOKENS) & subsequent_mask(5), x),
-                    (subsequent_mask(5)[:, :3], x[:, :3])):  # (1, 3, 5): not square
-        calls.clear()
-        torch.testing.assert_close(lean(q, x, x, mask), teach(q, x, x, mask), **TOL)
-        assert len(calls) == 1 and "is_causal" not in calls[0] and "attn_mask" in calls[0]
-
-
-def test_a_causal_looking_mask_of_another_pattern_keeps_its_mask():
-    """The route is chosen by the mask's values, not its shape: a square (1, L, L) mask
-    that is not the lower triangle is read as a mask."""
-    from illustrated.attention import _is_causal
-    upper = subsequent_mask(5).transpose(-2, -1)  # (1, 5, 5)
-    assert _is_causal(subsequent_mask(5), 5, 5) and not _is_causal(upper, 5, 5)
-    assert not _is_causal(padding_mask(TOKENS) & subsequent_mask(5), 5, 5)  # (2, 5, 5)
-    teach, lean = lean_pair()
-    x = randn(2, 5, 8, seed=1)
-    torch.testing.assert_close(lean(x, x, x, upper), teach(x, x, x, upper), **TOL)
+# --- dropout ------------------------------------------------------------------------------
 
 
 def test_teaching_path_skips_dropout_only_where_it_is_the_identity():
@@ -686,34 +657,21 @@ def test_teaching_path_skips_dropout_only_where_it_is_the_identity():
 
 @pytest.mark.parametrize("dropout", [False, True], ids=["plain", "dropout"])
 @pytest.mark.parametrize("name", CASES)
-def test_sdpa_with_check_false_computes_the_same(name, dropout):
-    """check=False skips the checks and nothing else: the same output, weights, gradients."""
+def test_sdpa_inside_the_door_computes_the_same(name, dropout):
+    """Inside a checked call the checks are skipped and nothing else: the same output,
+    weights, gradients."""
     results = []
-    for check in (True, False):
+    for checked in (True, False):
         q, k, v, mask = make_case(name)
         q, k, v = (t.requires_grad_() for t in (q, k, v))
         torch.manual_seed(0)  # the same dropout draws for both
-        out, weights = scaled_dot_product_attention(
-            q, k, v, mask, nn.Dropout(0.5) if dropout else None, check=check)
+        with contextlib.nullcontext() if checked else inputs_checked():
+            out, weights = scaled_dot_product_attention(
+                q, k, v, mask, nn.Dropout(0.5) if dropout else None)
         (out * out.detach()).sum().backward()
         results.append((out, weights, q.grad, k.grad, v.grad))
     for unchecked, checked in zip(*results[::-1]):
         torch.testing.assert_close(unchecked, checked, atol=0, rtol=0)
-
-
-def test_mha_checks_its_inputs_once_and_attends_unchecked(monkeypatch):
-    """MultiHeadAttention validates at its door; the attention inside skips the checks that
-    the function makes when a reader calls it directly."""
-    import illustrated.attention as attention
-    calls = []
-    check = attention._check_attention
-    monkeypatch.setattr(attention, "_check_attention", lambda *a: calls.append(a) or check(*a))
-    teach, _ = lean_pair()
-    x = randn(2, 5, 8, seed=1)
-    teach(x, x, x, padding_mask(TOKENS) & subsequent_mask(5))
-    assert calls == []
-    scaled_dot_product_attention(x, x, x, subsequent_mask(5))
-    assert len(calls) == 1
 
 
 @pytest.mark.parametrize("static", [False, True], ids=["self", "cross"])
@@ -746,7 +704,7 @@ def test_a_mask_is_checked_against_the_keys_the_cache_holds():
 
 
 def test_a_projection_without_a_weight_is_not_compared():
-    """The dtype check reads w_q's weight; a reader's replacement without one runs."""
+    """A reader's replacement of a projection by a module without weights runs."""
     teach, _ = lean_pair()
     x = randn(2, 5, 8, seed=1)
     teach.w_q = nn.Identity()

@@ -239,7 +239,7 @@ def test_model_input_errors():
         model(src, tgt[:2])
     with pytest.raises(ValueError, match=r"token ids must be in \[0, vocab=16\)"):
         model(src + 16, tgt)
-    with pytest.raises(TypeError, match=r"tokens must hold integer ids"):
+    with pytest.raises(TypeError, match=r"src must hold integer ids"):
         model(src.float(), tgt)
     with pytest.raises(ValueError, match=r"longer than max_len=64"):
         model(src, torch.ones(3, 65, dtype=torch.long))
