@@ -20,7 +20,9 @@ from itertools import accumulate
 import torch
 
 from ._checks import check_positive_int, checked_at_the_door
+from .layers import check_tokens
 from .masks import check_mask, padding_mask, subsequent_mask
+from .positional import check_positions
 
 TRACE_TOP = 5  # the most likely next tokens a greedy step's trace records
 
@@ -29,20 +31,23 @@ TRACE_TOP = 5  # the most likely next tokens a greedy step's trace records
 
 
 def _check_src(model, src, max_len, src_mask=None):
-    """``src`` ``(B, S)`` integer ids inside the model's source vocabulary (when the model
-    says how large it is); ``src_mask``, if given, bool and broadcasting to ``(B, 1, S)``."""
+    """What the model's own door would check, and ``max_len``: ``src`` ``(B, S)`` integer
+    ids inside its source vocabulary, ``src_mask`` (if given) bool and broadcasting to
+    ``(B, 1, S)``, and both sequences within its positional table (when it has a config)."""
     if not isinstance(src, torch.Tensor) or src.dim() != 2:
         raise ValueError(f"src must be a (B, S) tensor of token ids, got {src!r:.80}")
-    if src.is_floating_point() or src.is_complex() or src.dtype == torch.bool:
-        raise TypeError(f"src must hold integer token ids, got dtype {src.dtype}")
-    V = getattr(getattr(model, "config", None), "src_vocab", None)
-    if V is not None and src.numel() and (src.min() < 0 or src.max() >= V):
-        raise ValueError(f"src must hold source token ids in [0, {V}) (the model's "
-                         f"config.src_vocab), got ids from {int(src.min())} to {int(src.max())}")
-    if src_mask is not None:
-        check_mask(src_mask, (src.shape[0], 1, src.shape[1]), "src_mask")
     if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 2:
         raise ValueError(f"max_len must be an int >= 2 (bos + one token), got {max_len!r}")
+    if src_mask is not None:
+        check_mask(src_mask, (src.shape[0], 1, src.shape[1]), "src_mask")
+    config = getattr(model, "config", None)
+    if config is None:
+        return
+    check_tokens(src, config.src_vocab, "src")
+    check_positions(src.shape[1], 0, config.max_len)
+    if max_len - 1 > config.max_len:  # the decoder reads at most max_len - 1 positions
+        raise ValueError(f"max_len={max_len} would feed the decoder {max_len - 1} positions, "
+                         f"more than the model's config.max_len={config.max_len}")
 
 
 def _check_token_ids(model, **ids):

@@ -286,16 +286,17 @@ def _untouched(model):
 
 
 @pytest.mark.parametrize("decode", _decoders(), ids=lambda f: f.__name__)
-@pytest.mark.parametrize("src, err, words", [
-    ([[3, 11]], ValueError, "src must hold source token ids in [0, 11) (the model's "
-                            "config.src_vocab), got ids from 3 to 11"),
-    ([[-1, 2]], ValueError, "src must hold source token ids in [0, 11) (the model's "
-                            "config.src_vocab), got ids from -1 to 2"),
-    ([[3.0, 2.0]], TypeError, "src must hold integer token ids, got dtype torch.float32"),
+@pytest.mark.parametrize("src, max_len, err, words", [
+    ([[3, 11]], 5, ValueError, "token ids must be in [0, vocab=11), got ids from 3 to 11"),
+    ([[-1, 2]], 5, ValueError, "token ids must be in [0, vocab=11), got ids from -1 to 2"),
+    ([[3.0, 2.0]], 5, TypeError, "src must hold integer ids, got dtype torch.float32"),
+    ([[3] * 65], 5, ValueError, "sequence length 65 is longer than max_len=64"),
+    ([[3, 2]], 66, ValueError, "max_len=66 would feed the decoder 65 positions, more than "
+                               "the model's config.max_len=64"),
 ])
-def test_decoding_refuses_source_ids_outside_the_vocabulary(decode, src, err, words):
+def test_decoding_refuses_what_the_model_would(decode, src, max_len, err, words):
     with pytest.raises(err, match=re.escape(words)):
-        decode(_untouched(_model()), torch.tensor(src), 5, 1, 2)
+        decode(_untouched(_model()), torch.tensor(src), max_len, 1, 2)
 
 
 def test_greedy_checks_its_src_mask():
