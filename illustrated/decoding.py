@@ -6,7 +6,8 @@ step feeds only the newest token and reuses the keys and values cached by earlie
 decoder on the whole prefix. ``beam_search`` keeps the ``beam_size`` best prefixes, all of
 them fed to the model in one batch each step, with the cache reordered to follow them;
 ``beam_search_batch`` does the same for many sentences at once (one forward per step for
-every live hypothesis of every sentence), with the results of ``beam_search`` for each.
+every live hypothesis of every sentence), with the results of ``beam_search`` for each:
+the two share the rules of one sentence's search (``_rank``, ``_settled``, ``_best``).
 Given a ``trace`` list, ``greedy_decode`` and ``beam_search`` append what each step saw and
 decided, as plain data: the live translator page's decoding lab shows the same steps,
 recorded by its JavaScript copy of these loops, and its tests compare the two.
