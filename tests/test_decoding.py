@@ -287,8 +287,8 @@ def _untouched(model):
 
 @pytest.mark.parametrize("decode", _decoders(), ids=lambda f: f.__name__)
 @pytest.mark.parametrize("src, max_len, err, words", [
-    ([[3, 11]], 5, ValueError, "token ids must be in [0, vocab=11), got ids from 3 to 11"),
-    ([[-1, 2]], 5, ValueError, "token ids must be in [0, vocab=11), got ids from -1 to 2"),
+    ([[3, 11]], 5, ValueError, "src must be token ids in [0, vocab=11), got ids from 3 to 11"),
+    ([[-1, 2]], 5, ValueError, "src must be token ids in [0, vocab=11), got ids from -1 to 2"),
     ([[3.0, 2.0]], 5, TypeError, "src must hold integer ids, got dtype torch.float32"),
     ([[3] * 65], 5, ValueError, "sequence length 65 is longer than max_len=64"),
     ([[3, 2]], 66, ValueError, "max_len=66 would feed the decoder 65 positions, more than "
