@@ -36,6 +36,7 @@ from ._checks import inputs_checked
 from .batching import shard, token_batches
 from .checkpoint import write_atomically
 from .data import make_batch
+from .layers import check_tokens
 from .model import ModelConfig, Transformer
 from .names import name_pieces, with_invented_names
 from .schedule import rate
@@ -229,11 +230,8 @@ def tensorise(data, batches, vocab: int, rank: int = 0, world: int = 1,
     for batch in batches:
         mine = shard(batch, rank, world)
         b = make_batch([data[i][0] for i in mine], [data[i][1] for i in mine])
-        ids = torch.cat([b.src.flatten(), b.tgt_in.flatten(), b.tgt_out.flatten()])
-        low, high = ids.aminmax()
-        if low < 0 or high >= vocab:
-            raise ValueError(f"token ids must be in [0, vocab={vocab}), got ids from "
-                             f"{int(low)} to {int(high)}: a tokenizer of another vocabulary?")
+        for name in ("src", "tgt_in", "tgt_out"):  # the model's own check, on the CPU
+            check_tokens(getattr(b, name), vocab, name)
         keep = (b.tgt_out.flatten() != 0).nonzero()[:, 0]  # (n,): the non-padding targets
         tensors = (b.src, b.tgt_in, b.tgt_out, b.src_mask, b.tgt_mask, keep)
         out.append(StepBatch(tuple(t.pin_memory() for t in tensors) if pin else tensors,

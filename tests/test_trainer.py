@@ -61,8 +61,8 @@ def test_each_trainer_imports_without_the_other(monkeypatch, name, other):
 def test_token_ids_are_checked_once_when_the_batches_are_made():
     data = [([1, 5, 2], [1, 7, 2]), ([1, 4, 2], [1, 9, 2])]
     assert len(tensorise(data, [[0, 1]], vocab=10)) == 1
-    with pytest.raises(ValueError, match=r"token ids must be in \[0, vocab=8\), got ids "
-                       r"from 1 to 9"):
+    with pytest.raises(ValueError, match=r"tgt_in must be token ids in \[0, vocab=8\), got "
+                       r"ids from 1 to 9"):
         tensorise(data, [[0, 1]], vocab=8)
 
 
