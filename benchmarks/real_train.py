@@ -59,9 +59,7 @@ def main():
                for b in batches[:(24 if full_flag() else 8)]]
     n_tok = sum(int((b.tgt_out != 0).sum()) for b in batches)
     ours = Transformer(model_config(cfg, len(tok)), torch.Generator().manual_seed(0))
-    for m in ours.modules():
-        if hasattr(m, "need_weights"):
-            m.need_weights = False
+    ours.keep_attention_weights(False)
     theirs = TorchTransformer(ours, cfg)
     opts = {"ours": torch.optim.Adam(ours.parameters()),
             "torch": torch.optim.Adam(theirs.parameters())}

@@ -48,10 +48,7 @@ class TorchTransformer(nn.Module):
 def case(N, d, h, d_ff, B, n):
     ours = make_model(VOCAB, VOCAB, N=N, d_model=d, d_ff=d_ff, h=h, dropout=0.1, seed=0)
     theirs = TorchTransformer(ours, N, d, h, d_ff)
-    lean = copy.deepcopy(ours)
-    for m in lean.modules():
-        if hasattr(m, "need_weights"):
-            m.need_weights = False
+    lean = copy.deepcopy(ours).keep_attention_weights(False)
     g = torch.Generator().manual_seed(1)
     src = torch.randint(3, VOCAB, (B, n), generator=g)
     tgt = torch.randint(3, VOCAB, (B, n + 1), generator=g)

@@ -18,7 +18,8 @@ module              what it holds                                             ch
 ``data``            toy French-English corpus, vocabulary, batching           11
 ``loss``            label-smoothed loss (KL form)                             11
 ``decoding``        greedy decoding with a key/value cache, beam search       10
-``train``           schedule, training loop, checkpoints; ``python -m``       11
+``schedule``        the paper's learning-rate schedule                        11
+``train``           training loop, checkpoints; ``python -m``                 11
 ``translate``       the ``python -m illustrated.translate`` command           11, 12
 ``corpus``          the Tatoeba pairs: normalisation, split by English        12
 ``tokenizer``       byte-level BPE, one vocabulary for both languages         12

@@ -48,7 +48,7 @@ def check_tokens(tokens, vocab: int, name: str = "tokens") -> None:
         raise TypeError(f"{name} must hold integer ids, got dtype {tokens.dtype}")
     if tokens.numel() and (tokens.min() < 0 or tokens.max() >= vocab):
         raise ValueError(
-            f"token ids must be in [0, vocab={vocab}), got ids from "
+            f"{name} must be token ids in [0, vocab={vocab}), got ids from "
             f"{tokens.min().item()} to {tokens.max().item()}"
         )
 

@@ -1,6 +1,7 @@
-"""Training the toy translator: the paper's learning-rate schedule, a teacher-forced
-training loop with a tqdm progress bar, atomic checkpoints. ``python -m illustrated.train``
-trains with the defaults, saves a checkpoint and prints the held-out scores.
+"""Training the toy translator: the paper's learning-rate schedule
+(:func:`illustrated.schedule.rate`), a teacher-forced training loop with a tqdm progress
+bar, atomic checkpoints. ``python -m illustrated.train`` trains with the defaults, saves a
+checkpoint and prints the held-out scores.
 
 The command prints what it read and wrote (the corpus, the checkpoint's path); its progress
 bar is shown on a terminal only, so a redirected log stays short; warnings are one plain
@@ -26,6 +27,7 @@ from .data import FIXED, Vocab, make_batch, split_pairs
 from .decoding import greedy_decode
 from .loss import LabelSmoothingLoss
 from .model import ModelConfig, Transformer
+from .schedule import rate
 
 FORMAT = "illustrated-translator-1"
 
@@ -43,12 +45,6 @@ class TrainConfig:
     h: int = 4
     d_ff: int = 128
     dropout: float = 0.1
-
-
-def rate(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
-    """``factor * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)``, step counted from 1."""
-    step = max(step, 1)
-    return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
 
 def train(cfg: TrainConfig = TrainConfig(), progress: bool | None = True,
@@ -179,6 +175,9 @@ def _parser():
     real.add_argument("--amp", action=argparse.BooleanOptionalAction, default=None,
                       help="mixed precision, bfloat16 (default: on where it is native: a "
                       "GPU, or a CPU with AVX-512 BF16 or AMX)")
+    real.add_argument("--compile", action="store_true",
+                      help="train through torch.compile (off by default): for a GPU; on a "
+                      "CPU the compiling outweighs the gain")
     real.add_argument("--state", default="checkpoints/real-state.pt",
                       help="the resumable training state, rewritten atomically every "
                       "--save-every steps (default %(default)s)")
@@ -270,7 +269,8 @@ def _main_real(args):
     dev = split.dev[:args.eval_limit] if args.eval_limit else split.dev
     model, log = train_real(cfg, split.train, tok, args.state, args.resume, args.device,
                             args.amp, False if args.no_progress else None, args.stop_after,
-                            dev_pairs=dev if args.eval != "none" else ())
+                            dev_pairs=dev if args.eval != "none" else (),
+                            compile=args.compile)
     seconds = time.perf_counter() - t0
     if len(log.loss) < cfg.steps:
         print(f"stopped after {len(log.loss)} of {cfg.steps} steps; the training state is in "

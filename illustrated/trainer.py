@@ -12,6 +12,12 @@ order come from ``(seed, epoch)`` (:func:`~illustrated.names.with_invented_names
 :func:`~illustrated.batching.token_batches`), and the dropout generator is re-seeded from
 ``(seed, step, rank)`` at each step. So a run resumed from its last checkpoint takes exactly
 the steps an uninterrupted run takes.
+
+A step never waits for the device: an epoch's batches are made tensors once, on the CPU,
+where their token ids are checked (:func:`tensorise`); each step copies its batch without
+blocking and runs the model inside :func:`~illustrated._checks.inputs_checked`, so no layer
+reads a value back (:func:`train_step`); the losses stay on the device and are read
+every :data:`READ_EVERY` steps, and wherever the state is saved.
 """
 from __future__ import annotations
 
@@ -26,14 +32,17 @@ import torch
 import tqdm
 from torch import distributed as dist
 
+from ._checks import inputs_checked
 from .batching import shard, token_batches
 from .checkpoint import write_atomically
 from .data import make_batch
+from .layers import check_tokens
 from .model import ModelConfig, Transformer
 from .names import name_pieces, with_invented_names
-from .train import rate
+from .schedule import rate
 
 STATE_FORMAT = "illustrated-real-training-state-1"
+READ_EVERY = 50  # steps between two reads of the losses from the device (the progress bar)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,14 +76,19 @@ class RealConfig:
         return rate(self.warmup, self.d_model, self.warmup, self.factor)
 
 
-def smoothed_loss_sum(logp: torch.Tensor, target: torch.Tensor, pad_id: int, eps: float):
+def smoothed_loss_sum(logp: torch.Tensor, target: torch.Tensor, pad_id: int, eps: float,
+                      keep: torch.Tensor | None = None):
     """``LabelSmoothingLoss(V, pad_id, eps)(logp, target)`` times the number of non-padding
     targets, without building the ``(N, V)`` target distribution (same value, tested).
-    Args: logp ``(..., V)``; target ``(...)``. Returns: a 0-D tensor."""
+    Args: logp ``(..., V)``; target ``(...)``; keep: the flattened positions of the
+    non-padding targets, ``(n,)`` (:func:`tensorise` finds them on the CPU: found here, on
+    a GPU, their number would have to be read back before the step could go on).
+    Returns: a 0-D tensor."""
     V = logp.shape[-1]
     logp, target = logp.reshape(-1, V).float(), target.reshape(-1)  # (N, V), (N,)
-    keep = target != pad_id
-    logp, target = logp[keep], target[keep]  # (n, V), (n,)
+    if keep is None:
+        keep = (target != pad_id).nonzero()[:, 0]  # (n,)
+    logp, target = logp.index_select(0, keep), target.index_select(0, keep)  # (n, V), (n,)
     lp_y = logp.gather(1, target[:, None])[:, 0]  # (n,)
     rest = logp.sum(1) - logp[:, pad_id] - lp_y  # (n,): the V - 2 other classes
     u = eps / (V - 2)
@@ -194,6 +208,62 @@ def dev_bleu(model, tokenizer, pairs) -> dict:
             "dev_distinct": round(len(set(hyps)) / len({e for _, e in pairs}), 3)}
 
 
+@dataclasses.dataclass(frozen=True)
+class StepBatch:
+    """One step's batch, made by :func:`tensorise` on the CPU; ``tensors``: ``src (B, S)``,
+    ``tgt_in (B, T)``, ``tgt_out (B, T)``, ``src_mask (B, 1, S)``, ``tgt_mask (B, T, T)``
+    (as :class:`~illustrated.data.Batch`) and ``keep (n,)`` (:func:`smoothed_loss_sum`);
+    ``n_tok``: the target tokens of the global batch, every process's share."""
+
+    tensors: tuple
+    n_tok: int
+
+
+def tensorise(data, batches, vocab: int, rank: int = 0, world: int = 1,
+              pin: bool = False) -> list[StepBatch]:
+    """An epoch's batches as tensors, made once, on the CPU: this process's share of each
+    global batch (a list of indices into ``data``, ``(source ids, target ids)`` pairs).
+    The token ids are checked here, against ``[0, vocab)``, so that the step need not read
+    them back from the device. ``pin``: page-locked memory, which a CUDA device copies
+    from without blocking."""
+    out = []
+    for batch in batches:
+        mine = shard(batch, rank, world)
+        b = make_batch([data[i][0] for i in mine], [data[i][1] for i in mine])
+        for name in ("src", "tgt_in", "tgt_out"):  # the model's own check, on the CPU
+            check_tokens(getattr(b, name), vocab, name)
+        keep = (b.tgt_out.flatten() != 0).nonzero()[:, 0]  # (n,): the non-padding targets
+        tensors = (b.src, b.tgt_in, b.tgt_out, b.src_mask, b.tgt_mask, keep)
+        out.append(StepBatch(tuple(t.pin_memory() for t in tensors) if pin else tensors,
+                             sum(len(data[i][1]) - 1 for i in batch)))
+    return out
+
+
+def train_step(net, opt, batch: StepBatch, cfg: RealConfig, step: int, rank: int = 0,
+               world: int = 1, amp: bool = False) -> torch.Tensor:
+    """Optimiser step ``step + 1`` of ``net`` (the model, or its DDP or compiled wrapper) on
+    ``batch``. Nothing here reads a value back from the device, so the CPU queues the next
+    step while the device computes this one. Returns: this process's loss summed over its
+    target tokens, a 0-D tensor left on the device."""
+    dev = next(net.parameters()).device
+    src, tgt_in, tgt_out, src_mask, tgt_mask, keep = (
+        t.to(dev, non_blocking=True) for t in batch.tensors)
+    torch.manual_seed(cfg.seed * 1_000_003 + step * 1024 + rank)  # dropout
+    with inputs_checked(), torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
+        logp = net(src, tgt_in, src_mask, tgt_mask)  # (B, T, V); ids checked by tensorise
+    loss_sum = smoothed_loss_sum(logp, tgt_out, 0, cfg.smoothing, keep)
+    # DDP averages the gradients of the `world` processes: scale so that the result is
+    # the gradient of the mean over the *global* batch's target tokens.
+    opt.zero_grad(set_to_none=True)
+    (loss_sum * world / batch.n_tok).backward()
+    if cfg.clip:
+        torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.clip)
+    for group in opt.param_groups:  # the paper's schedule, a function of the step
+        group["lr"] = rate(step + 1, cfg.d_model, cfg.warmup, cfg.factor)
+    opt.step()
+    return loss_sum.detach()
+
+
 COLLAPSED = ("training has collapsed: the development set's translations are {distinct:.0%} "
              "as varied as its references (the model writes much the same sentence whatever "
              "it reads); lower "
@@ -203,7 +273,7 @@ COLLAPSED = ("training has collapsed: the development set's translations are {di
 
 def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool = False,
                device: str | None = None, amp: bool | None = None, progress: bool | None = True,
-               stop_after: int | None = None, dev_pairs=()):
+               stop_after: int | None = None, dev_pairs=(), compile: bool = False):
     """Train on ``pairs`` (``(french, english)`` as :mod:`illustrated.corpus` loads them)
     with ``tokenizer``.
 
@@ -218,6 +288,9 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
         stop_after: stop (as if interrupted) once this many steps are done.
         dev_pairs: held-out pairs for the curve: the development loss every
             ``cfg.eval_every`` steps, BLEU every ``cfg.bleu_every`` steps (none if empty).
+        compile: train through ``torch.compile(model)``, a GPU's option: it compiles for
+            minutes first (once per new batch shape until it makes them dynamic), and its
+            dropout draws other numbers than the eager model's, so the losses differ.
 
     Returns: ``(model, log)``: the averaged model (on the CPU, eval mode) and a
     :class:`TrainingLog`.
@@ -230,20 +303,19 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
     held = [(tokenizer.encode(f), tokenizer.encode(e)) for f, e in dev_pairs]
     pieces = name_pieces(tokenizer)
 
-    def epoch_data(epoch):
+    def epoch_batches(epoch):
         """The pairs, then ``cfg.names`` copies of those with a name, the names invented
-        anew for each epoch; and the epoch's batches of them."""
+        anew for each epoch; the epoch's batches of them, as tensors."""
         named = with_invented_names(pairs, cfg.names, cfg.seed * 1_000_003 + epoch, pieces)
         data = real + [(tokenizer.encode(f), tokenizer.encode(e))
                        for f, e in named[len(pairs):]]
         lengths = [max(len(s), len(t)) for s, t in data]
-        return data, token_batches(lengths, cfg.max_tokens, cfg.seed, epoch, min_size=world)
+        batches = token_batches(lengths, cfg.max_tokens, cfg.seed, epoch, min_size=world)
+        return tensorise(data, batches, len(tokenizer), rank, world, pin=dev.type == "cuda")
 
     model = Transformer(model_config(cfg, len(tokenizer)),
                         torch.Generator().manual_seed(cfg.seed)).to(dev)
-    for m in model.modules():  # the fused attention kernel: no weights kept while training
-        if hasattr(m, "need_weights"):
-            m.need_weights = False
+    model.keep_attention_weights(False)  # the fused attention kernel while training
     opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     step, epoch, index, log, snapshots = 0, 0, 0, TrainingLog([], []), []
     if resume:
@@ -259,8 +331,18 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
         step, epoch, index = blob["step"], blob["epoch"], blob["index"]
         log, snapshots = TrainingLog(blob["history"], blob["curve"]), blob["snapshots"]
     net = model if world == 1 else torch.nn.parallel.DistributedDataParallel(model)
+    net = torch.compile(net) if compile else net
+    pending = []  # (loss sum on the device, n_tok) of the steps whose loss is not read yet
+
+    def read_losses():
+        """Append the pending steps' losses to the log: one read from the device."""
+        if pending:
+            sums = torch.stack([total for total, _ in pending]).tolist()
+            log.loss.extend(round(total / n_tok, 6) for total, (_, n_tok) in zip(sums, pending))
+            pending.clear()
 
     def save():
+        read_losses()
         if rank == 0 and state_path is not None:
             write_atomically({
                 "format": STATE_FORMAT, "config": dataclasses.asdict(cfg), "step": step,
@@ -278,7 +360,7 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
         log.curve.append(point)
 
     rng_state = torch.get_rng_state()
-    data, batches = epoch_data(epoch)
+    batches = epoch_batches(epoch)
     # progress None: a bar on a terminal only (tqdm's disable=None), none in a redirected log.
     bar = tqdm.tqdm(total=cfg.steps, initial=step,
                     disable=True if rank != 0 else (None if progress is None else not progress),
@@ -288,40 +370,26 @@ def train_real(cfg: RealConfig, pairs, tokenizer, state_path=None, resume: bool 
     while step < cfg.steps and (stop_after is None or step < stop_after):
         if index >= len(batches):
             epoch, index = epoch + 1, 0
-            data, batches = epoch_data(epoch)
-        batch = batches[index]
-        n_tok = sum(len(data[i][1]) - 1 for i in batch)  # target tokens of the global batch
-        mine = shard(batch, rank, world)
-        b = make_batch([data[i][0] for i in mine], [data[i][1] for i in mine])
-        torch.manual_seed(cfg.seed * 1_000_003 + step * 1024 + rank)  # dropout
-        with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
-            logp = net(b.src.to(dev), b.tgt_in.to(dev), b.src_mask.to(dev), b.tgt_mask.to(dev))
-        loss_sum = smoothed_loss_sum(logp, b.tgt_out.to(dev), 0, cfg.smoothing)
-        # DDP averages the gradients of the `world` processes: scale so that the result is
-        # the gradient of the mean over the *global* batch's target tokens.
-        opt.zero_grad(set_to_none=True)
-        (loss_sum * world / n_tok).backward()
-        if cfg.clip:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
-        for group in opt.param_groups:  # the paper's schedule, a function of the step
-            group["lr"] = rate(step + 1, cfg.d_model, cfg.warmup, cfg.factor)
-        opt.step()
-        total = loss_sum.detach()
+            batches = epoch_batches(epoch)
+        total = train_step(net, opt, batches[index], cfg, step, rank, world, amp)
         if world > 1:
-            dist.all_reduce(total)
-        log.loss.append(round(total.item() / n_tok, 6))
+            dist.all_reduce(total)  # queued on the device, as the step
+        pending.append((total, batches[index].n_tok))
+        tokens += batches[index].n_tok
         step, index = step + 1, index + 1
         if _averaged_at(cfg, step):
             snapshots.append({k: v.detach().clone() for k, v in model.state_dict().items()})
         if held and rank == 0 and cfg.eval_every and (step % cfg.eval_every == 0
                                                       or step == cfg.steps):
             evaluate()
-        tokens += n_tok
         bar.update(1)
-        bar.set_postfix(loss=f"{log.loss[-1]:.3f}",
-                        tok_s=f"{tokens / (time.perf_counter() - start):.0f}")
+        if step % READ_EVERY == 0:
+            read_losses()
+            bar.set_postfix(loss=f"{log.loss[-1]:.3f}",
+                            tok_s=f"{tokens / (time.perf_counter() - start):.0f}")
         if step % cfg.save_every == 0 or step == cfg.steps or step == stop_after:
             save()
+    read_losses()
     bar.close()
     torch.set_rng_state(rng_state)
     if snapshots and step == cfg.steps:

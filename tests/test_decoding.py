@@ -36,14 +36,18 @@ def test_beam_size_1_equals_greedy():
         assert torch.equal(tokens, g)
 
 
-def test_beam_scores_are_sums_of_log_probs():
+@pytest.mark.parametrize("alpha", [0.0, 0.6])
+def test_beam_scores_are_sums_of_log_probs(alpha):
+    """The sum of the tokens' log-probabilities, divided by ((5 + n) / 6) ** alpha with n
+    the tokens after <bos>."""
     model = _model(1)
     src = torch.tensor([[3, 4, 5, 2]])
-    for tokens, score in beam_search(model, src, 6, 1, 2, beam_size=3, top_beams=3):
+    found = beam_search(model, src, 6, 1, 2, beam_size=3, top_beams=3, length_penalty=alpha)
+    for tokens, score in found:
         logp = model.eval()(src, tokens[None, :-1], None,
                             torch.ones(1, len(tokens) - 1, len(tokens) - 1).tril().bool())
         expect = logp[0].gather(-1, tokens[1:, None]).sum().item()
-        assert abs(score - expect) < 1e-9
+        assert abs(score - expect / ((5 + len(tokens) - 1) / 6) ** alpha) < 1e-9
 
 
 def test_bad_inputs_named():
@@ -262,3 +266,67 @@ def test_beam_trace_is_what_the_search_did(max_len):
     assert {t for t in results if t not in ended} == set(last)
     # 4: the search ran out of length; 12: it settled before, with hypotheses finished.
     assert (len(last[0]) == max_len) == (max_len == 4) and (ended or max_len == 4)
+
+
+# --- the decoding functions are doors: they check what the model would have ------------
+
+
+def _decoders():
+    from illustrated.decoding import beam_search_batch
+    return [greedy_decode, beam_search, beam_search_batch]
+
+
+def _untouched(model):
+    """``model``, refusing to run: a door's check must fail before the model is called (whose
+    own checks are skipped inside the door)."""
+    def run(*args, **kwargs):
+        raise AssertionError("the model ran: the decoding function did not refuse its input")
+    model.encode = model.decode = run
+    return model
+
+
+@pytest.mark.parametrize("decode", _decoders(), ids=lambda f: f.__name__)
+@pytest.mark.parametrize("src, max_len, err, words", [
+    ([[3, 11]], 5, ValueError, "src must be token ids in [0, vocab=11), got ids from 3 to 11"),
+    ([[-1, 2]], 5, ValueError, "src must be token ids in [0, vocab=11), got ids from -1 to 2"),
+    ([[3.0, 2.0]], 5, TypeError, "src must hold integer ids, got dtype torch.float32"),
+    ([[3] * 65], 5, ValueError, "sequence length 65 is longer than max_len=64"),
+    ([[3, 2]], 66, ValueError, "max_len=66 would feed the decoder 65 positions, more than "
+                               "the model's config.max_len=64"),
+])
+def test_decoding_refuses_what_the_model_would(decode, src, max_len, err, words):
+    with pytest.raises(err, match=re.escape(words)):
+        decode(_untouched(_model()), torch.tensor(src), max_len, 1, 2)
+
+
+def test_greedy_checks_its_src_mask():
+    model, src = _untouched(_model()), torch.tensor([[3, 4, 2]])  # (B, S)
+    square = torch.ones(1, 3, 3, dtype=torch.bool)  # (B, S, S): the encoder's, not (B, 1, S)
+    with pytest.raises(ValueError, match=re.escape("src_mask of shape (1, 3, 3) does not "
+                                                   "broadcast against the attention scores "
+                                                   "of shape (1, 1, 3)")):
+        greedy_decode(model, src, 5, 1, 2, src_mask=square)
+    with pytest.raises(TypeError, match="src_mask"):
+        greedy_decode(model, src, 5, 1, 2, src_mask=torch.ones(1, 1, 3))
+
+
+@pytest.mark.parametrize("kwargs, words", [(dict(beam_size=0), "beam_size must be positive"),
+                                           (dict(top_beams=0), "top_beams must be positive")])
+def test_beam_search_checks_its_sizes(kwargs, words):
+    from illustrated.decoding import beam_search_batch
+    for search in (beam_search, beam_search_batch):
+        with pytest.raises(ValueError, match=words):
+            search(_untouched(_model()), torch.tensor([[3, 2]]), 5, 1, 2, **kwargs)
+
+
+@pytest.mark.parametrize("decode", _decoders(), ids=lambda f: f.__name__)
+def test_checked_once_at_the_door_of_a_decoding_call(decode):
+    """The model's own checks (its checked_at_the_door entries) are skipped inside: the
+    decoding function has checked what they would."""
+    from illustrated._checks import checked_at_the_door
+    model, checked = _model(), []
+    model.decode = checked_at_the_door(lambda *a, **k: checked.append(1))(model.decode)
+    decode(model, torch.tensor([[3, 4, 2]]), 4, 1, 2)
+    assert checked == []
+    model.decode(model.encode(torch.tensor([[3, 2]])), None, torch.tensor([[1]]), None)
+    assert checked == [1]  # called by a reader, the same entry checks

@@ -54,7 +54,8 @@ def test_embeddings_refuse_bad_tokens():
         emb(torch.zeros(2, 3))
     with pytest.raises(ValueError, match=r"tokens must be 2-D"):
         emb(torch.zeros(3, dtype=torch.long))
-    with pytest.raises(ValueError, match=r"ids must be in \[0, vocab=10\), got ids from 0 to 10"):
+    with pytest.raises(ValueError,
+                       match=r"tokens must be token ids in \[0, vocab=10\), got ids from 0 to 10"):
         emb(torch.tensor([[0, 10]]))
     with pytest.raises(ValueError, match=r"vocab must be positive"):
         Embeddings(0, D)

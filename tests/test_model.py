@@ -237,7 +237,7 @@ def test_model_input_errors():
     src, tgt = batch(B=3)
     with pytest.raises(ValueError, match=r"src and tgt must have the same batch size B"):
         model(src, tgt[:2])
-    with pytest.raises(ValueError, match=r"token ids must be in \[0, vocab=16\)"):
+    with pytest.raises(ValueError, match=r"src must be token ids in \[0, vocab=16\)"):
         model(src + 16, tgt)
     with pytest.raises(TypeError, match=r"src must hold integer ids"):
         model(src.float(), tgt)

@@ -1,11 +1,15 @@
 import dataclasses
+import importlib
+import inspect
 import os
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from illustrated.model import Transformer
 
@@ -14,7 +18,8 @@ from illustrated.loss import LabelSmoothingLoss
 from illustrated.tokenizer import SubwordTokenizer
 from illustrated.train import main
 from illustrated.trainer import (PRESETS, RealConfig, average_state_dicts, dev_loss,
-                                 smoothed_loss_sum, train_real)
+                                 model_config, smoothed_loss_sum, tensorise, train_real,
+                                 train_step)
 
 TINY = RealConfig(steps=6, max_tokens=300, warmup=3, d_model=32, N=1, h=2, d_ff=64,
                   dropout=0.1, average=2, average_every=2, save_every=3, limit=200,
@@ -33,9 +38,111 @@ def test_smoothed_loss_sum_equals_label_smoothing_loss():
     target = torch.randint(0, 11, (3, 5), generator=g)
     target[0, :2] = 0
     n = int((target != 0).sum())
+    kept = (target.flatten() != 0).nonzero()[:, 0]  # as the trainer's batches carry them
     for eps in (0.0, 0.1):
-        torch.testing.assert_close(smoothed_loss_sum(logp, target, 0, eps).double(),
-                                   LabelSmoothingLoss(11, 0, eps)(logp, target) * n)
+        for keep in (None, kept):
+            torch.testing.assert_close(smoothed_loss_sum(logp, target, 0, eps, keep).double(),
+                                       LabelSmoothingLoss(11, 0, eps)(logp, target) * n)
+
+
+@pytest.mark.parametrize("name, other", [("illustrated.train", "illustrated.trainer"),
+                                         ("illustrated.trainer", "illustrated.train")])
+def test_each_trainer_imports_without_the_other(monkeypatch, name, other):
+    """No import cycle: the schedule both use lives in illustrated.schedule."""
+    import illustrated
+
+    for module in (name, other, "illustrated.schedule"):  # restored after the test
+        monkeypatch.delitem(sys.modules, module, raising=False)
+        monkeypatch.delattr(illustrated, module.split(".")[1], raising=False)
+    importlib.import_module(name)
+    assert other not in sys.modules
+
+
+def test_token_ids_are_checked_once_when_the_batches_are_made():
+    data = [([1, 5, 2], [1, 7, 2]), ([1, 4, 2], [1, 9, 2])]
+    assert len(tensorise(data, [[0, 1]], vocab=10)) == 1
+    with pytest.raises(ValueError, match=r"tgt_in must be token ids in \[0, vocab=8\), got "
+                       r"ids from 1 to 9"):
+        tensorise(data, [[0, 1]], vocab=8)
+
+
+class HostReads(TorchDispatchMode):
+    """Records each op that makes the host wait for the device: a value read back
+    (``.item()``, ``bool(t)``, ``int(t)`` call ``aten._local_scalar_dense``), a comparison
+    answered on the host (``torch.equal``), an output whose size depends on values
+    (``nonzero``, a bool mask as an index). ``exempt(t)``: a tensor whose read costs no
+    wait."""
+
+    SYNCS = {"_local_scalar_dense", "equal", "is_nonzero", "nonzero", "masked_select"}
+
+    def __init__(self, exempt):
+        super().__init__()
+        self.exempt, self.reads = exempt, []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.overloadpacket.__name__
+        bool_index = name.startswith("index") and any(
+            isinstance(i, torch.Tensor) and i.dtype == torch.bool
+            for i in (args[1] if len(args) > 1 and isinstance(args[1], (list, tuple)) else ()))
+        if (name in self.SYNCS or bool_index) and not self.exempt(args[0]):
+            where = [f"{f.filename.split('illustrated/')[-1]}:{f.lineno}"
+                     for f in traceback.extract_stack() if "/illustrated/" in f.filename]
+            self.reads.append(f"aten.{name} at {where[-1] if where else '?'}")
+        return func(*args, **(kwargs or {}))
+
+
+def test_a_training_step_reads_nothing_back_from_the_device(data, monkeypatch):
+    """Two steps of the trainer's own step function: no op of them would make the host
+    wait for a GPU, so the CPU queues step after step while the GPU computes."""
+    pairs, tok = data
+    cfg = dataclasses.replace(TINY, clip=0.5)  # the clipping is checked too
+    model = Transformer(model_config(cfg, len(tok)), torch.Generator().manual_seed(0))
+    model.keep_attention_weights(False).train()
+    opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
+    ids = [(tok.encode(f), tok.encode(e)) for f, e in pairs[:8]]
+    batches = tensorise(ids, [[0, 1, 2, 3], [4, 5, 6, 7]], len(tok))
+    assert all(bool((b.tensors[0] == 0).any()) for b in batches)  # padding: masks to read
+
+    def counter(t):  # Adam's step count stays a CPU tensor on a GPU: reading it never waits
+        return any(t is s["step"] for s in opt.state.values())
+
+    def refuse(name, real):
+        def method(self, *args, **kwargs):
+            if name == "item" and counter(self):
+                return real(self, *args, **kwargs)
+            raise AssertionError(f"Tensor.{name}() called in a training step")
+        return method
+    for name in ("item", "tolist", "cpu", "numpy"):
+        monkeypatch.setattr(torch.Tensor, name, refuse(name, getattr(torch.Tensor, name)))
+    with HostReads(exempt=counter) as mode:
+        for step, batch in enumerate(batches):
+            train_step(model, opt, batch, cfg, step)
+    assert mode.reads == [], "host reads: " + ", ".join(sorted(set(mode.reads)))
+
+
+class Compiled(torch.nn.Module):
+    """Stands in for torch.compile's wrapper (compiling takes minutes on a CPU)."""
+    made = []
+
+    def __init__(self, net):
+        super().__init__()
+        self.net, self.calls = net, 0
+        Compiled.made.append(self)
+
+    def forward(self, *args):
+        self.calls += 1
+        return self.net(*args)
+
+
+def test_compile_trains_through_torch_compile(data, monkeypatch):
+    """compile=True (--compile; off by default) trains through torch.compile(model)."""
+    pairs, tok = data
+    monkeypatch.setattr(torch, "compile", Compiled)
+    monkeypatch.setattr(Compiled, "made", [])
+    assert inspect.signature(train_real).parameters["compile"].default is False
+    cfg = dataclasses.replace(TINY, steps=2, eval_every=0, bleu_every=0, average=1)
+    train_real(cfg, pairs, tok, None, device="cpu", amp=False, progress=False, compile=True)
+    assert [(type(c.net), c.calls) for c in Compiled.made] == [(Transformer, 2)]
 
 
 def test_checkpoint_averaging():

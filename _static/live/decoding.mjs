@@ -58,18 +58,19 @@ export function topCandidates(scores, logp, n) {
 
 // illustrated.decoding._beam with top_beams best hypotheses: [{tokens, score}], best first.
 // `trace` gets _beam_step's record of each step: the live hypotheses it extended and its
-// ranked candidates, each with its fate ("finished", "live" or "dropped"), decided here.
+// ranked candidates, each with its fate ("finished", "live" or "dropped"), decided here as
+// _rank decides it.
 export async function beamSearch(step, { maxLen, bosId, eosId, beamSize, topBeams = 1,
                                          lengthPenalty, trace = null }) {
   const k = beamSize, alpha = lengthPenalty;
   let ys = [[bosId]]; // ys = torch.full((1, 1), bos_id): (K, 1)
   let scores = [0]; // scores = torch.zeros(1, dtype=torch.float64)
-  const finished = [];
+  const finished = []; // finished = []: (tokens, final score) of each hypothesis that ended
 
-  // final(): the score divided by the length penalty ((5 + n) / 6) ** alpha, n without <bos>
+  // _final(): the score divided by the length penalty ((5 + n) / 6) ** alpha, n without <bos>
   const final = (tokens, score) => ({ tokens, score: score / ((5 + tokens.length - 1) / 6) ** alpha });
 
-  // settled(): k finished hypotheses, and no live one can still beat the k-th best (a live
+  // _settled(): k finished hypotheses, and no live one can still beat the k-th best (a live
   // score only falls as tokens are added; the longest length penalty is its best case).
   const settled = () => {
     if (finished.length < k) return false;
@@ -77,37 +78,39 @@ export async function beamSearch(step, { maxLen, bosId, eosId, beamSize, topBeam
     return Math.max(...scores) / ((5 + maxLen) / 6) ** alpha <= kth;
   };
 
-  // while ys.shape[1] < max_len and ys.shape[0] > 0 and not settled():
+  // while ys.shape[1] < max_len and not _settled(finished, scores, k, max_len, alpha):
   while (ys.length > 0 && ys[0].length < maxLen && !settled()) {
     const logp = await step(ys); // _step(...).double(): (K, V)
     const V = logp[0].length;
-    const top = topCandidates(scores, logp, Math.min(2 * k, ys.length * V)); // cand.topk(...)
+    // ranked, ended, live = _rank(ys, scores, logp, k, eos_id, alpha):
+    const top = topCandidates(scores, logp, Math.min(2 * k, ys.length * V)); // ...topk(...)
     const keep = [], candidates = [];
     top.forEach(({ value, row, tok }, rank) => { // for rank, (s, i) in enumerate(...)
-      const seq = [...ys[row], tok]; // torch.cat([ys[row], tensor([tok])])
+      const seq = [...ys[row], tok]; // the extended prefix
       let fate = "dropped";
       if (tok === eosId) {
         if (rank < k) { // an ending among the k best
           finished.push(final(seq, value));
           fate = "finished";
         }
-      } else if (keep.length < k) {
+      } else if (keep.length < k) { // one of the k best that go on
         keep.push({ seq, value }); // a live hypothesis
         fate = "live";
       }
       candidates.push({ tokens: seq, score: value, fate,
                         ...(fate === "finished" && { final: finished.at(-1).score }) });
     });
-    // if trace is not None: trace.append(_beam_step(ys, scores, top, ...))
+    // if trace is not None: trace.append(_beam_step(ys, scores, ranked, alpha))
     trace?.push({ live: ys.map((tokens, i) => ({ tokens, score: scores[i] })), candidates });
-    if (keep.length === 0) break; // if not keep: break
-    ys = keep.map((h) => h.seq); // ys = torch.stack([seq for seq, _ in keep])
-    scores = keep.map((h) => h.value); // scores = torch.stack([s for _, s in keep])
+    if (keep.length === 0) break; // if not live: break
+    // index, ys, scores = _extend(ys, live)
+    ys = keep.map((h) => h.seq);
+    scores = keep.map((h) => h.value);
   }
-  // Out of length: the unfinished hypotheses compete too, as greedy's truncated row.
+  // _best(): out of length, the unfinished hypotheses compete too, as greedy's truncated row.
   if ((ys.length > 0 && ys[0].length >= maxLen) || finished.length < topBeams) {
     ys.forEach((seq, i) => finished.push(final(seq, scores[i])));
   }
-  finished.sort((a, b) => b.score - a.score); // finished.sort(key=-score): stable, as Python's
+  finished.sort((a, b) => b.score - a.score); // sorted(key=-score): stable, as Python's
   return finished.slice(0, topBeams);
 }
