@@ -72,13 +72,13 @@ memory = randn(2, 7, D, seed=2)
 other = randn(2, 7, D, seed=3)
 blocked = padding_mask(TOKENS)[:, :, :5].expand(2, 5, 5).clone()  # (B, L, L)
 blocked[1, 2] = False  # a query row with nothing to look at
+per_head = torch.rand(2, H, 5, 7, generator=torch.Generator().manual_seed(4)) > 0.3
 CASES = {  # name -> (query, key, value, mask)
     "self": (x, x, x, None),
     "self_causal": (x, x, x, subsequent_mask(5)),
     "self_fully_blocked_row": (x, x, x, blocked),
     "cross_padding": (x, memory, memory, padding_mask(TOKENS)),
-    "cross_per_head": (x, memory, memory, torch.rand(2, H, 5, 7,
-                                                      generator=torch.Generator().manual_seed(4)) > 0.3),
+    "cross_per_head": (x, memory, memory, per_head),  # (B, H, L, S)
     "key_is_not_value": (x, memory, other, None),
 }
 
