@@ -9,6 +9,7 @@ module              what it holds                                             ch
 ``masks``           padding and causal (subsequent) masks                     6
 ``attention``       scaled dot-product attention, multi-head attention        3-5
 ``kv_cache``        the keys and values kept between decoding steps           10, 14
+``fused``           ``fuse(model)``: the fast copy in PyTorch's layout        5, 12
 ``positional``      sinusoidal positional encoding                            7
 ``layers``          embeddings, feed-forward, residual+norm, enc/dec layers   8-9
 ``model``           the full encoder-decoder ``Transformer``                  1, 9

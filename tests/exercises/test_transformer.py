@@ -144,9 +144,6 @@ class AttnSplitNoTranspose(MultiHeadAttention):
     def _split(self, x):
         return x.reshape(x.shape[0], self.h, x.shape[1], self.d_k)  # no transpose
 
-    def _split_stacked(self, x, n):  # the same mistake where Q, K, V are projected at once
-        return [self._split(part) for part in x.chunk(n, dim=-1)]
-
 
 class AttnMergeNoTranspose(MultiHeadAttention):
     def forward(self, query, key, value, mask=None, cache=None):
