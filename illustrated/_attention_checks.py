@@ -82,8 +82,8 @@ def check_sdpa_inputs(query, key, value, mask=None, dropout=None) -> None:
 
 def check_attention_inputs(module, query, key, value, mask=None, cache=None) -> None:
     """The checks of one call of a multi-head attention ``module`` (one with ``d_model``,
-    ``h`` and parameters), made at its door: :meth:`illustrated.attention.MultiHeadAttention.forward` and the
-    fused module of :mod:`illustrated.fused` share them."""
+    ``h`` and parameters), made at its door: the teaching module
+    (:mod:`illustrated.attention`) and the fused one (:mod:`illustrated.fused`) share them."""
     if cache is not None and not isinstance(cache, KVCache):
         raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
     # Each tensor once: self-attention passes one tensor three times, encoder-decoder

@@ -16,7 +16,7 @@ keeps them for the figures, stays the default; the tests prove both equal. The f
 that serves readers, with the three input projections stacked in one matrix as PyTorch
 stores them, is :mod:`illustrated.fused`.
 
-Inputs are checked once, at the door (:func:`~illustrated._checks.checked_at_the_door`):
+Inputs are checked once, at the door (``checked_at_the_door``):
 by the outermost call a reader makes, not again by the calls it makes inside.
 
 Masks follow the package convention (bool, ``True`` = may attend; see
@@ -33,7 +33,7 @@ from torch import nn
 
 from ._attention_checks import check_attention_inputs, check_sdpa_inputs
 from ._checks import check_dropout, check_heads, checked_at_the_door
-from .kv_cache import KVCache
+from .kv_cache import KVCache  # noqa: F401 (chapter 9 imports it from here)
 
 
 @checked_at_the_door(check_sdpa_inputs)
@@ -124,11 +124,11 @@ class MultiHeadAttention(nn.Module):
         self.attention_weights = None
 
     @checked_at_the_door(check_attention_inputs)
-    def forward(self, query, key, value, mask=None, cache: KVCache | None = None):
+    def forward(self, query, key, value, mask=None, cache=None):
         """Args: query ``(B, L, D)``; key, value ``(B, S, D)``; mask broadcasting to
         ``(B, L, S)`` (2-D or 3-D; the same for every head) or ``(B, H, L, S)``;
-        cache: optional :class:`KVCache` for decoding one token at a time (see
-        :meth:`keys_values`). Returns: ``(B, L, D)``."""
+        cache: optional :class:`~illustrated.kv_cache.KVCache` for decoding one token at a
+        time (see :meth:`keys_values`). Returns: ``(B, L, D)``."""
         B, L, _ = query.shape
         if mask is not None and mask.dim() < 4:
             mask = mask.unsqueeze(-3)  # (B, 1, L, S): the same mask for every head
@@ -152,10 +152,11 @@ class MultiHeadAttention(nn.Module):
         B, n, _ = x.shape
         return x.view(B, n, self.h, self.d_k).transpose(1, 2)  # (B, H, n, Dk)
 
-    def keys_values(self, key, value, cache: KVCache | None = None):
+    def keys_values(self, key, value, cache=None):
         """K and V projected and split into heads, ``(B, H, S, Dk)`` each. With a
-        :class:`KVCache`, those of the earlier steps come first (self-attention), or the
-        memory's are reused as the first step projected them (encoder-decoder attention)."""
+        :class:`~illustrated.kv_cache.KVCache`, those of the earlier steps come first
+        (self-attention), or the memory's are reused as the first step projected them
+        (encoder-decoder attention)."""
         if cache is not None and cache.holds_memory():
             return cache.k, cache.v  # (B, H, S, Dk) each
         k = self._split(self.w_k(key))  # (B, H, S, Dk)

@@ -25,7 +25,6 @@ from torch import nn
 from ._attention_checks import check_attention_inputs
 from ._checks import checked_at_the_door
 from .attention import MultiHeadAttention, lean_attention
-from .kv_cache import KVCache
 from .model import Transformer
 
 
@@ -70,7 +69,7 @@ class FusedAttention(nn.Module):
         return y.permute(2, 0, 3, 1, 4).unbind(0)  # n x (B, H, n_x, Dk)
 
     @checked_at_the_door(check_attention_inputs)  # the teaching module's checks
-    def forward(self, query, key, value, mask=None, cache: KVCache | None = None):
+    def forward(self, query, key, value, mask=None, cache=None):
         """As :meth:`~illustrated.attention.MultiHeadAttention.forward`: query ``(B, L, D)``;
         key, value ``(B, S, D)``; mask, cache as there. Returns ``(B, L, D)``."""
         W, b, D = self.in_proj_weight, self.in_proj_bias, self.d_model  # (3D, D), (3D,)

@@ -12,8 +12,8 @@ import torch
 
 
 class KVCache:
-    """The keys and values one :class:`MultiHeadAttention` has projected so far, kept
-    between the steps of incremental decoding.
+    """The keys and values one :class:`~illustrated.attention.MultiHeadAttention` has
+    projected so far, kept between the steps of incremental decoding.
 
     Args:
         static: ``False`` for self-attention: each call appends the new positions' keys and

@@ -287,7 +287,7 @@ class DecoderLayer(nn.Module):
                 earlier positions, to ``(B, T, P + T)`` (``None`` when ``x`` is the one
                 newest position: it may look at every earlier one).
             cache: optional ``(self-attention cache, encoder-decoder cache)`` pair of
-                :class:`~illustrated.attention.KVCache`, for incremental decoding (one
+                :class:`~illustrated.kv_cache.KVCache`, for incremental decoding (one
                 entry of a :class:`DecoderCache`).
 
         Returns: ``(B, T, D)``.
@@ -320,7 +320,7 @@ class DecoderLayer(nn.Module):
 
 class DecoderCache:
     """The key/value caches of a stack of ``N`` decoder layers, for incremental decoding:
-    per layer, a self-attention :class:`~illustrated.attention.KVCache` that grows by one
+    per layer, a self-attention :class:`~illustrated.kv_cache.KVCache` that grows by one
     position per step and a static one holding the projected encoder memory.
 
     Args:

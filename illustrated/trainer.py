@@ -15,9 +15,9 @@ the steps an uninterrupted run takes.
 
 A step never waits for the device: an epoch's batches are made tensors once, on the CPU,
 where their token ids are checked (:func:`tensorise`); each step copies its batch without
-blocking and runs the model inside :func:`~illustrated._checks.inputs_checked`, so no layer
-reads a value back (:func:`train_step`); the losses stay on the device and are read
-every :data:`READ_EVERY` steps, and wherever the state is saved.
+blocking and runs the model inside ``inputs_checked()``, so no layer reads a value back
+(:func:`train_step`); the losses stay on the device and are read every ``READ_EVERY``
+steps, and wherever the state is saved.
 """
 from __future__ import annotations
 
