@@ -2,9 +2,9 @@
 
 Sphinx indexes Chinese text with jieba (sphinx.search.zh), whose general dictionary does
 not know the book's terms: it cut 束搜索 into 束 + 搜索, so the index held no 束搜索 and a
-reader's search for it found 1 page of the 9 that hold it. And Sphinx drops one-character
-words (头, 键, 值) from its index, and jieba keeps no 4-character word inside a longer
-one (层归一化 inside 后置层归一化).
+reader's search for it found 1 page of the 8 that hold it. And Sphinx drops one-character
+words (头, 键, 值) from its index, and jieba, even taught a term, may cut the text around
+it otherwise (位置编码器: 位置 + 编码器, no 位置编码).
 
 The page's search looks each word of the query up as a whole word of the index (the
 query is cut where searchtools.js's ``splitQuery`` cuts it: at anything but letters,

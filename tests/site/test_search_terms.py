@@ -58,7 +58,8 @@ def test_the_real_terminology_gives_its_compound_terms_whole():
 
 @pytest.mark.parametrize("text, problem", [
     ("terms: {zh: 头}\n", "`terms:` should be a list of entries, not dict"),
-    ("terms:\n  - {term: head}\n", "each entry of `terms:` needs a `zh:` string; got {'term': 'head'}"),
+    ("terms:\n  - {term: head}\n",
+     "each entry of `terms:` needs a `zh:` string; got {'term': 'head'}"),
 ])
 def test_bad_terminology_says_what_was_expected(tmp_path, text, problem):
     path = tmp_path / "terminology.yml"
@@ -109,3 +110,10 @@ def test_term_problems_name_the_term_the_counts_and_the_missed_pages():
     assert search.term_problems({"束搜索": ["a", "b"], "搜索": ["a", "b", "c"]}, texts) == []
     assert search.term_problems({"束搜索": ["a"]}, texts) == [
         "zh/search.html: search: '束搜索' finds 1 page(s), but 2 hold it; missed: b"]
+    assert search.term_problems({"束搜索": ["a", "b", "c"]}, texts) == [
+        "zh/search.html: search: '束搜索' finds 3 page(s), but 2 hold it; found without it: c"]
+
+
+def test_latin_words_may_find_more_pages_than_hold_them():
+    # Sphinx stems a Latin word: logit finds logits.
+    assert search.term_problems({"logit": ["a"]}, {"a": "logits"}) == []
