@@ -67,9 +67,10 @@ ZH_WEB_TARGET = ROOT / "_static" / "fonts" / "wqy-microhei-web-zh.woff2"
 # theme and the extensions write on a Chinese page (in the installed packages; the copy
 # button keeps its words in its script).
 ZH_CATALOGUES = "locales/zh_CN/**/*.po"
-# The scripts the pages load, with the words they write (the live translator's messages
-# in both languages, the explorers'): both editions' fonts keep their characters.
-SCRIPTS = ("_static/**/*.js", "_static/**/*.mjs")
+# The book's scripts the pages load, with the words they write (the live translator's
+# messages in both languages, the explorers'): both editions' fonts keep their characters.
+# Not _static/vendor/ (vega, copied from node_modules by a build, not the book's words).
+SCRIPTS = ("_static/*.js", "_static/live/*.js", "_static/live/*.mjs")
 # The figures' and explorers' words in other languages (illustrated.words reads them).
 FIGURE_CATALOGUES = "illustrated/locale/**/*.po"
 UI_CATALOGUES = ("sphinx/locale/zh_CN/LC_MESSAGES/*.po",
