@@ -31,9 +31,9 @@ CJK character an English page can show (``english_characters()``): the site's so
 package's docstrings shown on the API page, and ``CHARACTERS``), the link to the Chinese
 edition at the top of every page ("阅读本页的中文版", taken from scripts/editions.py), the
 pages' scripts (``SCRIPTS``: the live translator's messages, the explorers'), and the
-figures' words (the explorers are drawn in the page's font). ``_static/cjk.css`` declares it as the family "WQY Web" for CJK code
-points only (``unicode-range``), after the theme's fonts, so body text, headings and
-MathJax's text in Chinese render on a machine without any CJK font.
+figures' words (the explorers are drawn in the page's font). ``_static/cjk.css``
+declares it as the family "WQY Web" for CJK code points only (``unicode-range``), so body
+text, headings and MathJax's text in Chinese render on a machine without any CJK font.
 ``tests/site/test_web_font.py`` fails when a page uses a character the committed web
 font lacks: rerun this script.
 
