@@ -14,11 +14,14 @@ link         an internal link to a missing page, or to an anchor that page lacks
 solution     a closed solution whose code or output is visible before it is opened, or
              not visible after a click on it
 code-width   code (a <pre>) wider than its column, so that it scrolls sideways
-tofu         a CJK character drawn as the "missing glyph" box: rendered on a canvas in the
-             element's own font, it is pixel-identical to an unassigned code point (U+0378);
-             or a run of CJK characters laid out narrower or wider than that font draws
-             it (a box of another width: text laid out before the web font arrived and
-             never again, as in the sidebar of a page opened from file://)
+tofu         a CJK character drawn as the "missing glyph" box, anywhere on the page (text,
+             the switch link, the sidebar, a search box's placeholder, a copy button's
+             tooltip, the live translator's status once it has started, a solution once
+             opened): rendered on a canvas in the element's own font, it is pixel-identical
+             to an unassigned code point inside the web font's range (U+2FE0) or outside
+             it (U+0378) (TOFU_JS); or a run of CJK characters laid out narrower or wider
+             than that font draws it (a box of another width: text laid out before the web
+             font arrived and never again, as in the sidebar of a page opened from file://)
 
 Chromium runs as on a reader's machine without CJK fonts: a fontconfig file that rejects
 every font covering Chinese or Japanese (NO_CJK_FONTS), so the site's web font must draw
@@ -59,43 +62,42 @@ NO_CJK_FONTS = """<?xml version="1.0"?>
 </fontconfig>
 """
 
-# Runs in the page once it has loaded: what the rules need, as plain data.
-INSPECT_JS = r"""
+# Tofu, in the page as it is now: every CJK character drawn (text, an input's placeholder,
+# a tooltip) in its element's font, compared with code points no font has. The browser
+# draws a missing glyph with the .notdef box of a font it tried: the web font's for a code
+# point inside its unicode-range (CJK), another font's outside it, so the reference is one
+# unassigned code point of each kind (U+2FE0 and U+0378): against U+0378 alone, a CJK
+# character the web font lacks ("阅" of the English pages' switch link) drew a different
+# box and passed. Also each run of CJK text laid out narrower or wider than its font draws
+# it (laid out before the web font arrived).
+TOFU_JS = r"""
 async () => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    await MathJax.startup.promise;
-  }
-  await document.fonts.ready;
   const cjk = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/g;
   const cjkRun = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+/g;
-  const math = [...document.querySelectorAll('.math')].map(m => ({
-    typeset: !!m.querySelector('mjx-container'), error: !!m.querySelector('mjx-merror'),
-    text: m.textContent.slice(0, 60)}));
-  const images = [...document.querySelectorAll('img')].map(i => ({
-    src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0,
-    alt: (i.getAttribute('alt') || '').trim()}));
-  const links = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
-  const ids = [...document.querySelectorAll('[id]')].map(e => e.id)
-      .concat([...document.querySelectorAll('a[name]')].map(a => a.name));
-  // Tofu: each CJK character in its element's font vs an unassigned code point.
   const canvas = document.createElement('canvas'); canvas.width = 64; canvas.height = 64;
   const ctx = canvas.getContext('2d', {willReadFrequently: true});
   const draw = (font, ch) => { ctx.clearRect(0, 0, 64, 64); ctx.font = font;
     ctx.fillText(ch, 4, 48); return ctx.getImageData(0, 0, 64, 64).data.join(','); };
-  const seen = new Set(), tofu = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  while (walker.nextNode()) {
-    const node = walker.currentNode, chars = node.textContent.match(cjk);
-    // Only what is drawn: not MathJax's hidden copy for screen readers, not hidden text.
-    if (!chars || !node.parentElement || node.parentElement.closest('mjx-assistive-mml')
-        || !node.parentElement.getClientRects().length) continue;
-    const s = getComputedStyle(node.parentElement);
+  const seen = new Set(), boxes = {}, tofu = [];
+  const missing = async (text, s, where) => {
+    const chars = text.match(cjk); if (!chars) return;
     const font = `${s.fontStyle} ${s.fontWeight} 40px ${s.fontFamily}`;
+    boxes[font] ??= [draw(font, '\u0378'), draw(font, '\u2fe0')];
     for (const ch of new Set(chars)) {
       const key = font + ch; if (seen.has(key)) continue; seen.add(key);
       await document.fonts.load(font, ch);
-      if (draw(font, ch) === draw(font, '\u0378')) tofu.push(`${ch} in ${s.fontFamily}`);
+      if (boxes[font].includes(draw(font, ch))) tofu.push(`${ch}${where} in ${s.fontFamily}`);
     }
+  };
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    // Only what is drawn: not MathJax's hidden copy for screen readers, not hidden text.
+    if (!node.textContent.match(cjk) || !node.parentElement
+        || node.parentElement.closest('mjx-assistive-mml')
+        || !node.parentElement.getClientRects().length) continue;
+    const s = getComputedStyle(node.parentElement);
+    await missing(node.textContent, s, ` of "${node.textContent.trim().slice(0, 40)}"`);
     // The layout: each run of CJK characters as wide on the page as the font draws it.
     ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
     for (const run of node.textContent.matchAll(cjkRun)) {
@@ -109,6 +111,36 @@ async () => {
                   `${drawn.toFixed(1)} px (laid out without the web font) in ${s.fontFamily}`);
     }
   }
+  // Words drawn from attributes: a search box's placeholder, a copy button's tooltip.
+  for (const el of document.querySelectorAll('[placeholder]'))
+    if (el.getClientRects().length) await missing(el.placeholder,
+      getComputedStyle(el, '::placeholder'), ` (placeholder of <${el.localName}>)`);
+  for (const el of document.querySelectorAll('[data-tooltip]'))
+    await missing(el.dataset.tooltip, getComputedStyle(el, '::after'),
+                  ` (tooltip of <${el.localName}>)`);
+  return tofu;
+}
+"""
+
+# Runs in the page once it has loaded: what the rules need, as plain data.
+INSPECT_JS = r"""
+async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  // The live translator writes its status once its scripts have started.
+  if (window.liveTranslator) await window.liveTranslator.ready;
+  await document.fonts.ready;
+  const math = [...document.querySelectorAll('.math')].map(m => ({
+    typeset: !!m.querySelector('mjx-container'), error: !!m.querySelector('mjx-merror'),
+    text: m.textContent.slice(0, 60)}));
+  const images = [...document.querySelectorAll('img')].map(i => ({
+    src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0,
+    alt: (i.getAttribute('alt') || '').trim()}));
+  const links = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
+  const ids = [...document.querySelectorAll('[id]')].map(e => e.id)
+      .concat([...document.querySelectorAll('a[name]')].map(a => a.name));
+  const tofu = await (TOFU_JS)();
   // Code that runs off its column: a <pre> wider than its box (scrolls sideways).
   const wide = [...document.querySelectorAll('pre')]
       .filter(p => p.getClientRects().length && p.scrollWidth > p.clientWidth + 1)
@@ -116,7 +148,7 @@ async () => {
                  .slice(0, 60));
   return {math, images, links, ids, tofu, wide};
 }
-"""
+""".replace("TOFU_JS", TOFU_JS.strip())
 
 
 # ---------------------------------------------------------------- pure logic
@@ -292,6 +324,16 @@ def interactive_checks():
             for f in sorted(folder.glob("[!_]*.py"))]
 
 
+def launch(playwright):
+    """Chromium as on a reader's machine without CJK fonts (NO_CJK_FONTS); playwright gives
+    it a new empty profile (--user-data-dir) itself."""
+    fonts = SCREENSHOTS.parent / "no-cjk-fonts.conf"
+    fonts.parent.mkdir(parents=True, exist_ok=True)
+    fonts.write_text(NO_CJK_FONTS, encoding="utf-8")
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS,
+                                      env={**os.environ, "FONTCONFIG_FILE": str(fonts)})
+
+
 def check_site(html_dir: Path, shots: Path, full: bool = False) -> list[str]:
     from playwright.sync_api import sync_playwright
 
@@ -300,12 +342,7 @@ def check_site(html_dir: Path, shots: Path, full: bool = False) -> list[str]:
     shutil.rmtree(shots, ignore_errors=True)
     try:
         with sync_playwright() as p:
-            # playwright gives the browser a new empty profile (--user-data-dir) itself.
-            fonts = SCREENSHOTS.parent / "no-cjk-fonts.conf"
-            fonts.parent.mkdir(parents=True, exist_ok=True)
-            fonts.write_text(NO_CJK_FONTS, encoding="utf-8")
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS,
-                                        env={**os.environ, "FONTCONFIG_FILE": str(fonts)})
+            browser = launch(p)
             context = browser.new_context(viewport={"width": 1280, "height": 900})
             for name in html_pages(html_dir):
                 page_log = []
@@ -318,6 +355,9 @@ def check_site(html_dir: Path, shots: Path, full: bool = False) -> list[str]:
                 # The first screen; whole pages on request (they took half a minute more).
                 page.screenshot(path=str(target), full_page=full)
                 problems += page_problems(name, found) + check_solutions(page, name)
+                if page.query_selector(".solution"):  # their text, now shown: drawn?
+                    problems += [f"{name}: tofu: {t} (in an opened solution)"
+                                 for t in page.evaluate(TOFU_JS) if t not in found["tofu"]]
                 problems += page_log
                 page.close()
             # Interactive checks (scripts/browser_checks/*.py): a reader's typing and dragging.

@@ -51,7 +51,8 @@ def is_chinese(app) -> bool:
 
 def edition_link(pagename: str, chinese: bool) -> str:
     """The link to ``pagename`` in the other edition: the English site's ``zh/`` folder
-    holds the Chinese one, page for page."""
+    holds the Chinese one, page for page. In the browser, _static/edition-switch.js adds
+    the section being read to its ``href`` (both editions give a section the same id)."""
     up = "../" * pagename.count("/")
     if chinese:
         return (f'<p class="edition-switch"><a href="{up}../{pagename}.html" hreflang="en" '

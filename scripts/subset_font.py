@@ -19,21 +19,29 @@ To add characters:
    (``--source PATH`` picks another copy of ``wqy-microhei.ttc``);
 4. check the printed size (keep it well under 200 kB) and commit the new ``.ttf``.
 
+The figures' words on the Chinese edition come from the package's catalogues,
+``illustrated/locale/**/*.po`` (``FIGURE_CATALOGUES``): every character of their
+translations is kept too (``figure_characters()``), so a Chinese title, axis label or
+control ("log₁₀ τ") never misses a glyph.
+
 The same run writes the website's web font, ``_static/fonts/wqy-microhei-web.woff2``
 (WOFF2: fontTools compresses it with ``brotli``, both pinned in requirements.txt): every
-CJK character of the site's sources (``site_characters()``: the pages' Markdown and
-notebooks, outputs included, the package's docstrings shown on the API page, and
-``CHARACTERS``). ``_static/cjk.css`` declares it as the family "WQY Web" for CJK code
-points only (``unicode-range``), after the theme's fonts, so body text, headings and
-MathJax's text in Chinese render on a machine without any CJK font.
+CJK character an English page can show (``english_characters()``): the site's sources
+(``site_characters()``: the pages' Markdown and notebooks, outputs included, the
+package's docstrings shown on the API page, and ``CHARACTERS``), the link to the Chinese
+edition at the top of every page ("阅读本页的中文版", taken from scripts/editions.py), the
+pages' scripts (``SCRIPTS``: the live translator's messages, the explorers'), and the
+figures' words (the explorers are drawn in the page's font). ``_static/cjk.css``
+declares it as the family "WQY Web" for CJK code points only (``unicode-range``), so body
+text, headings and MathJax's text in Chinese render on a machine without any CJK font.
 ``tests/site/test_web_font.py`` fails when a page uses a character the committed web
 font lacks: rerun this script.
 
 The Chinese edition uses a thousand characters more; it gets a font of its own,
-``_static/fonts/wqy-microhei-web-zh.woff2`` (``edition_characters()``: the site's, every
-translation in ``locales/zh_CN/``, the Chinese words of the live translator's scripts
-(``_static/live/*.mjs``), and the Chinese of the words Sphinx, the theme and the
-extensions write on a Chinese page: "搜索", "上一页" ...). scripts/editions.py serves it to
+``_static/fonts/wqy-microhei-web-zh.woff2`` (``edition_characters()``: the English pages',
+every translation in ``locales/zh_CN/``, the Chinese pages' switch link, and the Chinese
+of the words Sphinx, the theme and the extensions write on a Chinese page: "搜索",
+"上一页" ...). scripts/editions.py serves it to
 the Chinese pages under the English font's name, so cjk.css is the same for both.
 
 The full font never comes from the network: install the Debian package, or extract it
@@ -56,15 +64,22 @@ TARGET = ROOT / "illustrated" / "fonts" / "wqy-microhei-subset.ttf"
 WEB_TARGET = ROOT / "_static" / "fonts" / "wqy-microhei-web.woff2"
 ZH_WEB_TARGET = ROOT / "_static" / "fonts" / "wqy-microhei-web-zh.woff2"
 # The Chinese edition's translations, and the catalogues of the words that Sphinx, the
-# theme and the extensions write on a Chinese page (in the installed packages).
+# theme and the extensions write on a Chinese page (in the installed packages; the copy
+# button keeps its words in its script).
 ZH_CATALOGUES = "locales/zh_CN/**/*.po"
-# The Chinese that the pages' scripts write on a Chinese page (the live translator's words).
-ZH_SCRIPTS = ("_static/live/*.mjs",)
+# The book's scripts the pages load, with the words they write (the live translator's
+# messages in both languages, the explorers'): both editions' fonts keep their characters.
+# Not _static/vendor/ (vega, copied from node_modules by a build, not the book's words).
+SCRIPTS = ("_static/*.js", "_static/live/*.js", "_static/live/*.mjs")
+# The figures' and explorers' words in other languages (illustrated.words reads them).
+FIGURE_CATALOGUES = "illustrated/locale/**/*.po"
 UI_CATALOGUES = ("sphinx/locale/zh_CN/LC_MESSAGES/*.po",
                  "sphinx_book_theme/**/zh_CN/LC_MESSAGES/*.po",
                  "pydata_sphinx_theme/locale/zh/LC_MESSAGES/*.po",
                  "sphinx_exercise/**/zh_CN/LC_MESSAGES/*.po",
-                 "sphinx_togglebutton/**/zh-cn/LC_MESSAGES/*.po")
+                 "sphinx_togglebutton/**/zh-cn/LC_MESSAGES/*.po",
+                 # the copy button's tooltip ("复制到剪贴板"), in its script
+                 "sphinx_copybutton/_static/copybutton.js_t")
 # What counts as CJK: the same ranges as illustrated.draw._base._CJK (CJK radicals to
 # unified ideographs, compatibility ideographs, full-width forms), plus CJK punctuation.
 CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
@@ -84,10 +99,29 @@ CHARACTERS = (
 )
 
 
-def unicodes() -> list[int]:
-    """Code points kept: printable ASCII, Latin-1 and ``CHARACTERS``."""
+def unicodes(root: Path = ROOT) -> list[int]:
+    """Code points of the figures' font: printable ASCII, Latin-1, ``CHARACTERS`` and every
+    character of the figures' translations (``figure_characters()``)."""
     kept = set(range(0x20, 0x7F)) | set(range(0xA0, 0x100)) | {ord(c) for c in CHARACTERS}
-    return sorted(kept)
+    return sorted(kept | {ord(c) for c in figure_characters(root)})
+
+
+def figure_characters(root: Path = ROOT) -> set[str]:
+    """Every character of the translations in the figures' catalogues
+    (``FIGURE_CATALOGUES``): a Chinese figure text is drawn whole with the CJK font, its
+    Greek letters, subscripts and digits included."""
+    from babel.messages.pofile import read_po
+
+    found = set()
+    for path in root.glob(FIGURE_CATALOGUES):
+        with path.open("rb") as po:
+            for message in read_po(po):
+                if not message.id:  # the header: about the catalogue, not a word drawn
+                    continue
+                strings = message.string if isinstance(message.string, tuple) else (
+                    message.string,)
+                found |= {c for text in strings if text for c in text if c.isprintable()}
+    return found
 
 
 def cjk_characters(text: str) -> set[str]:
@@ -123,16 +157,36 @@ def site_characters(root: Path = ROOT) -> set[str]:
     return found
 
 
-def edition_characters(root: Path = ROOT) -> set[str]:
-    """Every CJK character of the Chinese edition: the site's, the translations', the pages'
-    scripts' (``ZH_SCRIPTS``) and the translated words of Sphinx, the theme and the
-    extensions."""
-    import sphinx
+def switch_link(chinese: bool) -> str:
+    """The link to the other edition at the top of every page of an edition: its text is
+    scripts/editions.py's (``edition_link``), not a copy that could drift from it."""
+    import importlib.util
 
-    found = site_characters(root)
-    for pattern in (ZH_CATALOGUES, *ZH_SCRIPTS):
+    spec = importlib.util.spec_from_file_location("editions", ROOT / "scripts" / "editions.py")
+    editions = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(editions)
+    return editions.edition_link("index", chinese)
+
+
+def english_characters(root: Path = ROOT) -> set[str]:
+    """Every CJK character an English page can show: the site's sources', the switch link's
+    to the Chinese edition, the pages' scripts' (``SCRIPTS``) and the figures' words."""
+    found = site_characters(root) | cjk_characters(switch_link(chinese=False))
+    for pattern in SCRIPTS:
         for path in root.glob(pattern):
             found |= cjk_characters(path.read_text(encoding="utf-8"))
+    return found | cjk_characters("".join(figure_characters(root)))
+
+
+def edition_characters(root: Path = ROOT) -> set[str]:
+    """Every CJK character of the Chinese edition: the English pages' (``english_characters``),
+    the translations', the Chinese pages' switch link and the translated words of Sphinx,
+    the theme and the extensions."""
+    import sphinx
+
+    found = english_characters(root) | cjk_characters(switch_link(chinese=True))
+    for path in root.glob(ZH_CATALOGUES):
+        found |= cjk_characters(path.read_text(encoding="utf-8"))
     packages = Path(sphinx.__file__).resolve().parent.parent
     for pattern in UI_CATALOGUES:
         for path in packages.glob(pattern):
@@ -169,10 +223,10 @@ def main() -> None:
     _subset(args.source, unicodes(), args.output)
     print(f"wrote {args.output} ({args.output.stat().st_size / 1024:.0f} kB, "
           f"{len(unicodes())} characters)")
-    web = {ord(c) for c in site_characters()}
+    web = {ord(c) for c in english_characters()}
     _subset(args.source, web, args.web_output, flavor="woff2")
     print(f"wrote {args.web_output} ({args.web_output.stat().st_size / 1024:.0f} kB, "
-          f"{len(web)} CJK characters of the site)")
+          f"{len(web)} CJK characters of the English edition)")
     zh = {ord(c) for c in edition_characters()}
     _subset(args.source, zh, ZH_WEB_TARGET, flavor="woff2")
     print(f"wrote {ZH_WEB_TARGET} ({ZH_WEB_TARGET.stat().st_size / 1024:.0f} kB, "

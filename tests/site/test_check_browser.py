@@ -1,4 +1,5 @@
-"""The pure logic of scripts/check_browser.py (the browser part runs in `make browser-check`)."""
+"""The logic of scripts/check_browser.py (the whole site runs in `make browser-check`); the
+tofu rule also on a small page of its own, where Chromium is installed."""
 from __future__ import annotations
 
 import importlib.util
@@ -94,3 +95,60 @@ def test_the_browser_runs_without_cjk_fonts():
         out = subprocess.run(["fc-list", ":lang=zh-cn"], env=env, capture_output=True, text=True)
         conf.unlink()
         assert out.returncode == 0 and out.stdout.strip() == ""
+
+
+def test_tofu_rule_finds_a_character_the_web_font_lacks(tmp_path):
+    """The English pages' switch link drew "□□本页的中文版" (the web font lacked 阅 and 读) and
+    the rule passed it: the browser draws a missing CJK character with the web font's own
+    box, unlike the U+0378 it was compared with. A page with a web font that has 本 but not
+    阅 or 搜, in text and in a search box's placeholder: TOFU_JS names exactly those."""
+    import pytest
+    from fontTools import subset
+
+    if not Path(cb.CHROMIUM).exists():
+        pytest.skip(f"{cb.CHROMIUM} not found")
+    playwright = pytest.importorskip("playwright.sync_api")
+    font = ROOT / "_static" / "fonts" / "wqy-microhei-web.woff2"
+    options = subset.Options()
+    options.flavor, options.notdef_outline = "woff2", True
+    small = subset.load_font(str(font), options)
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=[ord("本")])
+    subsetter.subset(small)
+    subset.save_font(small, str(tmp_path / "f.woff2"), options)
+    (tmp_path / "index.html").write_text(
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><style>'
+        '@font-face { font-family: "WQY Web"; src: url("f.woff2") format("woff2");'
+        ' unicode-range: U+2E80-9FFF, U+F900-FAFF, U+FF00-FFEF; font-display: block; }'
+        'body, input { font-family: "WQY Web", sans-serif; }</style></head><body>'
+        '<p><a href="#" lang="zh-CN">阅本</a></p><input placeholder="搜本"></body></html>',
+        encoding="utf-8")
+    server, origin = cb.serve(tmp_path)
+    try:
+        with playwright.sync_playwright() as p:
+            browser = cb.launch(p)
+            page = browser.new_page()
+            page.goto(f"{origin}/index.html", wait_until="load")
+            page.evaluate("document.fonts.ready")
+            tofu = page.evaluate(cb.TOFU_JS)
+            browser.close()
+    finally:
+        server.shutdown()
+    assert sorted(t[0] for t in tofu) == ["搜", "阅"], tofu
+    assert any("placeholder" in t for t in tofu if t[0] == "搜")
+
+
+def test_edition_switch_compares_the_section_ids_of_both_editions(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from browser_checks.edition_switch import id_problems
+
+    for folder, ids in (("", ["a", "b"]), ("zh/", ["a", "b"])):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / "p.html").write_text(
+            "".join(f'<section id="{i}"></section>' for i in ids), encoding="utf-8")
+    assert id_problems(tmp_path) == []
+    (tmp_path / "zh" / "p.html").write_text('<section id="a"></section><section id="c">')
+    assert id_problems(tmp_path) == ["p.html: edition-switch: its sections' ids differ in "
+                                     "zh/p.html: b, c"]

@@ -29,6 +29,16 @@ def test_each_page_links_to_the_same_page_in_the_other_edition():
     assert 'href="../intro.html"' in editions.edition_link("intro", chinese=True)
 
 
+def test_the_switch_script_reads_the_link_edition_link_writes():
+    """_static/edition-switch.js finds the link by its class and keeps its href, adding the
+    section being read as the hash: the link must have that class and no hash of its own."""
+    script = (ROOT / "_static" / "edition-switch.js").read_text(encoding="utf-8")
+    assert 'document.querySelector(".edition-switch a")' in script
+    for chinese in (False, True):
+        link = editions.edition_link("chapters/06_masking", chinese)
+        assert link.startswith('<p class="edition-switch"><a href="') and "#" not in link
+
+
 def test_an_exercise_title_becomes_a_message_with_its_markup():
     doc = new_document("chapters/x.ipynb", get_default_settings(Parser))
     subtitle = exercise_subtitle("", nodes.Text("Why not divide by "), nodes.math("", "d_k"),
