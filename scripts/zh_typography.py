@@ -48,6 +48,8 @@ SEEDS = Path(os.environ.get("ILLUSTRATED_SEEDS", ROOT.parent / "shared" / "seeds
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 FULL_PUNCT = "\u3000-\u303f\uff00-\uffef\u201c\u201d\u2018\u2019"
 HAS_CJK = re.compile(f"[{CJK}]")
+# A quotation: 「…」 (which may hold “…”), “…”, or "…".
+QUOTATION = re.compile(r"「[^「」]*」|“[^“”]*”|\"[^\"]*\"")
 CJK_OR_FULL = re.compile(f"[{CJK}{FULL_PUNCT}]")
 
 # What is not prose: masked (by a Latin placeholder, so that "`x`, 然后" still shows the
@@ -177,9 +179,10 @@ def emphasis_problems(text: str) -> list[tuple[str, str]]:
 
 
 def _normalised(text: str) -> str:
-    """Quotation marks as one character, no whitespace nor $: how a quote is compared with a
-    source (which writes $[1, 0, 0]$ where a quote may drop the maths)."""
-    return re.sub(r"[\s$]+", "", re.sub(r"[“”\"「」『』]", '"', text))
+    """Quotation marks as one character; no whitespace, $, backticks or markdown escapes: how
+    a quote is compared with a source (which writes $[1, 0, 0]$ where a quote may drop the
+    maths, or key_padding_mask where the quote escapes it)."""
+    return re.sub(r"[\s$`\\]+", "", re.sub(r"[“”\"「」『』]", '"', text))
 
 
 @functools.lru_cache(maxsize=1)
@@ -191,21 +194,24 @@ def source_text() -> str:
                      for p in sorted(SEEDS.glob("0*.txt")))
 
 
-def as_the_source_writes_it(text: str, position: int, width: int = 5) -> bool:
-    """True when the punctuation at ``position`` sits in a verbatim quote of a source, which
-    keeps the source's punctuation: the characters around it (``width`` before it, or
-    after it, up to a quote's end; two of them Chinese at least) are found as they are in
-    one of the source documents."""
-    source = source_text()
-    before = _normalised(text[max(0, position - 2 * width):position + 1])[-width - 1:]
-    after = _normalised(text[position:position + 2 * width + 1])[:width + 1]
-    return any(len(side) > width and len(HAS_CJK.findall(side)) >= 2 and side in source
-               for side in (before, after))
+def is_verbatim(quote: str) -> bool:
+    """Whether a quotation (without its marks) is a source's own words: each piece of it
+    between ellipses (…) is found as it is in one of the source documents."""
+    pieces = [_normalised(piece) for piece in re.split(r"…+|\.\.\.", quote)]
+    pieces = [piece for piece in pieces if piece]
+    return bool(pieces) and all(len(HAS_CJK.findall(piece)) >= 2 and piece in source_text()
+                                for piece in pieces)
+
+
+def without_verbatim_quotes(text: str) -> str:
+    """``text`` with each verbatim quotation of a source (see :func:`is_verbatim`) emptied:
+    it keeps the source's punctuation, so the punctuation rule does not read it."""
+    return QUOTATION.sub(lambda m: m.group(0)[0] + PLACEHOLDER + m.group(0)[-1]
+                         if is_verbatim(m.group(0)[1:-1]) else m.group(0), text)
 
 
 def half_width_problems(text: str) -> list[tuple[str, str]]:
-    """Half-width , ; : ? ! touching Chinese, ( ) touching or around Chinese; but not in
-    a verbatim quote of a source that writes them so (when the sources are at hand)."""
+    """Half-width , ; : ? ! touching Chinese, ( ) touching or around Chinese."""
     found = []
     for pattern in (HALF_AFTER_CJK, HALF_BEFORE_CJK):
         for match in pattern.finditer(text):
@@ -216,7 +222,7 @@ def half_width_problems(text: str) -> list[tuple[str, str]]:
         found.append((match.start(), "(", match.group(0)[:30]))
     seen, problems = set(), []
     for position, char, context in sorted(found):
-        if position not in seen and not as_the_source_writes_it(text, position):
+        if position not in seen:
             seen.add(position)
             full = "，；：？！（）"["," ";:?!()".index(char)]
             problems.append(("half-width", f"{char!r} in Chinese, write {full}: \"{context}\""))
@@ -291,7 +297,7 @@ def message_problems(english: str, chinese: str, catalogue: Path,
     if not HAS_CJK.search(chinese):
         return []
     text = prose(chinese)
-    return (emphasis_problems(text) + half_width_problems(text)
+    return (emphasis_problems(text) + half_width_problems(prose(without_verbatim_quotes(chinese)))
             + number_problems(english, text) + link_problems(chinese, catalogue, targets)
             + illustrated_problems(chinese))
 
