@@ -10,7 +10,7 @@ tests/site/test_zh_typography.py runs it over every catalogue.
 Only the Chinese of a message is read (a ``msgstr`` holding a CJK character), and only its
 prose: inline code, maths, roles ({ref}`…`, {glue}`…`, {cite}`…`), link targets and URLs are
 masked first, so ``f(x, y)`` or ``$a:b$`` break nothing. The rules (the edition's style,
-/work/helpers/RULES.md and shared/STYLE.md):
+decided in issue 31):
 
 - ``emphasis-space``: no space between a CJK character (or full-width punctuation) and the
   ``*`` of an emphasis whose edge is CJK: "这种*软*查找", not "这种 *软* 查找". (A Latin
@@ -18,7 +18,9 @@ masked first, so ``f(x, y)`` or ``$a:b$`` break nothing. The rules (the edition'
 - ``emphasis-punctuation``: no punctuation at the inner edge of an emphasis next to a CJK
   character: ``这是*“软”*查找`` is not emphasis to markdown (the ``*`` is not left-flanking);
   write ``这是“*软*”查找``.
-- ``half-width``: , ; : ? ! ( ) in Chinese sentences are full-width (，；：？！（）).
+- ``half-width``: , ; : ? ! ( ) in Chinese sentences are full-width (，；：？！（）); a
+  verbatim quotation of a source keeps the source's own punctuation (checked against the
+  source documents, ``../shared/seeds`` or ``ILLUSTRATED_SEEDS``, when they are at hand).
 - ``thousands``: numbers are grouped as the English writes them (20,000), never "20 000",
   and an English "20,000" is not written "20000".
 - ``chapter-link``: a link to a chapter or section reads 第 N 章 / 第 N.M 节 (title after it
