@@ -143,7 +143,7 @@ def _resolve(target: str, catalogue: Path, targets: dict) -> dict | None:
 # ---------------------------------------------------------------------------- the rules
 def prose(text: str) -> str:
     """``text`` with everything that is not prose replaced by a Latin placeholder."""
-    for pattern in (CODE, MATH, ROLE, URL, HTML):
+    for pattern in (ROLE, CODE, MATH, URL, HTML):
         text = pattern.sub(PLACEHOLDER, text)
     return text
 
