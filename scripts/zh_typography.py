@@ -92,8 +92,8 @@ def page_targets(root: Path = ROOT) -> dict[str, dict]:
     """Every link target of the book: label or page path -> its number and English title.
 
     A chapter's page (chapters/NN_*.ipynb) is chapter NN, its ``##`` headings sections
-    NN.1, NN.2 ..., its ``###`` NN.1.1 ... (as the numbered pages show them); every other page and its
-    sections are unnumbered (``number`` None). Keys: ``(label)=`` labels, and page paths
+    NN.1, NN.2 ..., its ``###`` NN.1.1 ... (as the numbered pages show them); every other
+    page and its sections are unnumbered (``number`` None). Keys: ``(label)=`` labels, and page paths
     without suffix ("chapters/02_soft_lookup", as {doc} writes them)."""
     targets = {}
     pages = sorted(root.glob("chapters/*.ipynb")) + sorted(root.glob("chapters/*.md"))

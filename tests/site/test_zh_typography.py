@@ -9,7 +9,8 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("zh_typography", ROOT / "scripts" / "zh_typography.py")
+spec = importlib.util.spec_from_file_location("zh_typography",
+                                              ROOT / "scripts" / "zh_typography.py")
 typo = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(typo)
 
