@@ -59,17 +59,21 @@ ZH_TITLES = ROOT / "locales" / "zh_CN" / "LC_MESSAGES" / "intro.po"  # the book'
 
 def zh_config() -> dict:
     """The Chinese edition's settings: its language; MyST-NB's "Show code cell source",
-    which has no translation of its own; and the site's title (the sidebar's and the
+    which has no translation of its own; the site's title (the sidebar's and the
     browser tab's), which Jupyter Book takes from _config.yml, as the landing page's
-    catalogue translates it."""
+    catalogue translates it; and the words of terminology.yml's terms, which its search
+    index holds wherever a page holds them (scripts/zh_search.py; read at each build, and
+    a change of them re-indexes every page)."""
     from babel.messages.pofile import read_po
+    from zh_search import words
 
     title = load_config()["title"]
     with ZH_TITLES.open("rb") as f:
         message = read_po(f).get(title)
     return {"language": "zh_CN", "nb_code_prompt_show": "显示代码单元",
             "nb_code_prompt_hide": "隐藏代码单元",
-            "html_title": message.string if message and message.string else title}
+            "html_title": message.string if message and message.string else title,
+            "html_search_options": {"terms": words()}}
 
 
 # The `execute:` keys of _config.yml that execute_chapters() follows; any other key would

@@ -217,10 +217,21 @@ def setup(app):
     app.add_transform(SolutionsFollowTranslatedExercises)
     app.add_transform(ChineseEmphasis)
     app.connect("config-inited", _quiet_jieba)
+    app.connect("config-inited", _search_terms)
     app.connect("html-page-context", _edition_switch)
     app.connect("doctree-resolved", _exercise_titles_for_gettext)
     app.connect("build-finished", _edition_font)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def _search_terms(app, config):
+    """The Chinese edition's search index holds the words of every term of terminology.yml
+    wherever a page holds them (scripts/zh_search.py, html_search_options from
+    scripts/build_book.py's zh_config)."""
+    if is_chinese(app):
+        from zh_search import TermsChinese
+
+        app.add_search_language(TermsChinese)
 
 
 CJK_TEXT = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

@@ -1,0 +1,81 @@
+"""The Chinese edition's search finds every term of its terminology (issue 31).
+
+Sphinx indexes Chinese text with jieba (sphinx.search.zh), whose general dictionary does
+not know the book's terms: it cut 束搜索 into 束 + 搜索, so the index held no 束搜索 and a
+reader's search for it found 1 page of the 8 that hold it. And Sphinx drops one-character
+words (头, 键, 值) from its index, and jieba, even taught a term, may cut the text around
+it otherwise (位置编码器: 位置 + 编码器, no 位置编码).
+
+The page's search looks each word of the query up as a whole word of the index (the
+query is cut where searchtools.js's ``splitQuery`` cuts it: at anything but letters,
+digits and ``_``). So the Chinese edition indexes with :class:`TermsChinese`: Sphinx's
+Chinese search, with the Chinese words of every term (``words``, read from
+locales/zh_CN/terminology.yml at each build, passed as ``html_search_options["terms"]``)
+taught to jieba and added to the index of every piece of text that holds them.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from sphinx.search.zh import SearchChinese
+
+ROOT = Path(__file__).resolve().parent.parent
+TERMINOLOGY = ROOT / "locales" / "zh_CN" / "terminology.yml"
+# searchtools.js's splitQuery: `query.split(/[^\p{Letter}\p{Number}_\p{Emoji_Presentation}]+/gu)`.
+QUERY_SEPARATOR = re.compile(r"[^\w]+")
+CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]")
+
+
+def terms(terminology: Path = TERMINOLOGY) -> list[str]:
+    """Every Chinese rendering terminology.yml lists (``zh`` and ``also`` of its ``terms``
+    and ``house`` entries), as a reader would type it into the search box."""
+    data = yaml.safe_load(terminology.read_text(encoding="utf-8")) or {}
+    found = []
+    for section in ("terms", "house"):
+        entries = data.get(section) or []
+        if not isinstance(entries, list):
+            raise ValueError(f"{terminology}: `{section}:` should be a list of entries, "
+                             f"not {type(entries).__name__}")
+        for entry in entries:
+            if not isinstance(entry, dict) or not isinstance(entry.get("zh"), str):
+                raise ValueError(f"{terminology}: each entry of `{section}:` needs a `zh:` "
+                                 f"string; got {entry!r}")
+            found += [entry["zh"], *(entry.get("also") or [])]
+    return list(dict.fromkeys(found))
+
+
+def query_words(query: str) -> list[str]:
+    """The words the page's search looks up for ``query`` (splitQuery's cut)."""
+    return [word for word in QUERY_SEPARATOR.split(query) if word]
+
+
+def words(terminology: Path = TERMINOLOGY) -> list[str]:
+    """The Chinese words a search for any term looks up: what the index must hold
+    wherever the text holds them. Latin words (softmax, BLEU) are left to Sphinx, which
+    indexes every Latin word already."""
+    found = [word for term in terms(terminology) for word in query_words(term)
+             if CJK.search(word)]
+    return sorted(set(found))
+
+
+class TermsChinese(SearchChinese):
+    """Sphinx's Chinese search that indexes every word of ``options["terms"]`` (``words``)
+    wherever a piece of text holds it, whatever jieba makes of that text."""
+
+    def init(self, options: dict) -> None:
+        super().init(options)
+        import jieba
+
+        self.terms = frozenset(options.get("terms") or ())
+        for word in self.terms:
+            # Taught to jieba too, so that the text around a term is cut as around a word.
+            jieba.add_word(word)
+
+    def split(self, input: str) -> list[str]:
+        return super().split(input) + [word for word in self.terms if word in input]
+
+    def word_filter(self, stemmed_word: str) -> bool:
+        # Sphinx keeps no one-character word; the terms 头, 键 and 值 are words.
+        return stemmed_word in self.terms or super().word_filter(stemmed_word)
