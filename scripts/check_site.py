@@ -28,6 +28,9 @@ edition      Every page links to the same page in the other edition (scripts/edi
              lang="zh-CN", and its title, its exercises' and solutions' titles and the
              sidebar's part captions are Chinese: each holds a CJK character (the ways the
              English once came through: a caption, an exercise title, untranslated).
+emphasis     On a page of the Chinese edition, every emphasis (<em>) holding a CJK character
+             has the class zh-emphasis (scripts/editions.py, ChineseEmphasis), which
+             _static/editions.css sets upright with 着重号: Chinese fonts have no italic.
 
 Every offender is printed as `page: rule: detail`, then a summary; the exit code is 1 if
 there is any. Run from the repository's root: the API rule imports `illustrated` from it.
@@ -56,6 +59,7 @@ COLUMN = 75  # characters of code in the article's column at a 1280-px window
 CODE_LINE = 100  # the longest source line allowed: at most one wrap (_static/code.css)
 ZH = "zh/"  # the Chinese edition's folder in the site (scripts/build_book.py ZH)
 CJK = re.compile("[\u4e00-\u9fff]")
+ZH_EMPHASIS = "zh-emphasis"  # scripts/editions.py, ChineseEmphasis
 
 
 def soup(html: str) -> BeautifulSoup:
@@ -220,6 +224,20 @@ def check_edition(page: str, doc: BeautifulSoup, html_dir: Path) -> list[str]:
     return problems
 
 
+def check_emphasis(page: str, doc: BeautifulSoup, shown: int = 5) -> list[str]:
+    """Emphases on Chinese text of a Chinese page left in italics (without ``ZH_EMPHASIS``):
+    the first ``shown``, then how many more."""
+    if not page.startswith(ZH):
+        return []
+    italic = [em.get_text(" ", strip=True) for em in doc.find_all("em")
+              if CJK.search(em.get_text()) and ZH_EMPHASIS not in (em.get("class") or [])]
+    problems = [f"{page}: emphasis: <em>{text[:40]}</em> is set in italics, not as "
+                f"{ZH_EMPHASIS} (着重号)" for text in italic[:shown]]
+    if len(italic) > shown:
+        problems.append(f"{page}: emphasis: ... and {len(italic) - shown} more such emphases")
+    return problems
+
+
 # ---------------------------------------------------------------- main
 def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
     # The same pages as the browser check: not index.html, which only redirects to the
@@ -234,6 +252,7 @@ def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
         problems += check_solutions(page, doc)
         problems += check_code_width(page, doc)
         problems += check_edition(page, doc, html_dir)
+        problems += check_emphasis(page, doc)
         if page == API_PAGE:
             source = api_source
             if source is None:
@@ -259,8 +278,8 @@ def main() -> int:
         print(f"Site checks: {len(problems)} problem(s) in {html_dir} "
               "(rules: see scripts/check_site.py).")
         return 1
-    print(f"Site checks (API page, raw rST, glued quotes, closed solutions, code width, editions): "
-          f"{pages} pages (index.html only redirects), 0 problems.")
+    print(f"Site checks (API page, raw rST, glued quotes, closed solutions, code width, editions, "
+          f"Chinese emphasis): {pages} pages (index.html only redirects), 0 problems.")
     return 0
 
 

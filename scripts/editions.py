@@ -18,6 +18,7 @@ each page's messages as it reads it; what it does not do on its own for this boo
    (``TranslateTocCaptions``) and the exercises' titles (``ExerciseTitlesAreProse``) are,
    and the solutions' titles follow the translated exercises.
 5. The search: Sphinx indexes Chinese words with jieba, which logs its progress: kept quiet.
+6. Emphasis on Chinese text is set as Chinese books set it, not in italics (``ChineseEmphasis``).
 
 Every step only acts in the Chinese build, or, for the gettext builder, where it extracts the
 messages; the English pages come out as before, with the link to their Chinese twin.
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 from pathlib import Path
 
@@ -214,6 +216,7 @@ def setup(app):
     app.add_transform(TranslateTocCaptions)
     app.add_transform(ExerciseTitlesAreProse)
     app.add_transform(SolutionsFollowTranslatedExercises)
+    app.add_transform(ChineseEmphasis)
     app.connect("config-inited", _quiet_jieba)
     app.connect("config-inited", _search_terms)
     app.connect("html-page-context", _edition_switch)
@@ -230,3 +233,24 @@ def _search_terms(app, config):
         from zh_search import TermsChinese
 
         app.add_search_language(TermsChinese)
+
+
+CJK_TEXT = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+ZH_EMPHASIS = "zh-emphasis"  # _static/editions.css; scripts/check_site.py counts the rest
+
+
+class ChineseEmphasis(SphinxTransform):
+    """Chinese fonts have no italic: the browser slants the glyphs ("这种*软*查找" came out
+    as a sheared 软). In the Chinese edition, an emphasis whose text holds a CJK character
+    gets the class ``zh-emphasis``, which _static/editions.css draws as Chinese books do:
+    upright, with 着重号 (a dot under each character). An emphasis of Latin text only (a
+    paper's title) stays in italics. After Sphinx's Locale transform (priority 20), so that
+    it sees the translated text."""
+    default_priority = 800
+
+    def apply(self):
+        if not is_chinese(self.app):
+            return
+        for node in self.document.findall(nodes.emphasis):
+            if CJK_TEXT.search(node.astext()) and ZH_EMPHASIS not in node["classes"]:
+                node["classes"].append(ZH_EMPHASIS)

@@ -113,7 +113,7 @@ def _launch_buttons_need_a_repository(app, config):
 # The glossary's convention: "**中文** <the sources' terms>", then "<definition> Introduced
 # in {ref}`...`." The tooltip keeps the definition without the pointer to the section.
 _INTRODUCED = re.compile(r"\s*Introduced in\b.*$", re.S)
-_CHINESE = re.compile(r"^中文\s*")
+_CHINESE = re.compile(r"^中文[\s：:]*")  # "中文 ..." (English page) or "中文：..." (Chinese)
 # The few LaTeX commands of the glossary's definitions, as plain text for a tooltip.
 _LATEX = [(r"\\(?:operatorname|text|mathrm)\{([^{}]*)\}", r"\1"), (r"\\sqrt\{([^{}]*)\}", r"√\1"),
           (r"\^\\top", "ᵀ"), (r"\\dots", "…"), (r"\\sum_?\w?", "Σ"), (r"\\log", "log"),

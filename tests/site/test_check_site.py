@@ -322,3 +322,15 @@ def test_edition_rule_wants_a_working_switch_and_chinese_titles(tmp_path):
     (tmp_path / "b" / "chapters" / "06.html").unlink()
     assert "leads to no page" in check_site.check_edition(
         "zh/chapters/06.html", docs["zh/chapters/06.html"], tmp_path / "b")[0]
+
+
+def test_emphasis_rule_wants_chinese_emphasis_upright_on_chinese_pages():
+    good = '<p>这种<em class="zh-emphasis">软</em>查找，讲解 <em>Attention Is All You Need</em> 的</p>'
+    bad = "".join(f"<p>这种<em>软{i}</em>查找</p>" for i in range(7))
+    assert run(check_site.check_emphasis, good, "zh/chapters/02.html") == []
+    problems = run(check_site.check_emphasis, bad, "zh/chapters/02.html")
+    assert problems[0] == ("zh/chapters/02.html: emphasis: <em>软0</em> is set in italics, "
+                           "not as zh-emphasis (着重号)")
+    assert problems[-1] == "zh/chapters/02.html: emphasis: ... and 2 more such emphases"
+    # The English edition's pages are not read.
+    assert run(check_site.check_emphasis, bad, CHAPTER) == []

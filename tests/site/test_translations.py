@@ -191,3 +191,22 @@ def test_a_translation_that_would_parse_as_a_list_is_refused():
     assert translations.markup_problems("1. The black box", "1. 黑箱") == [
         "starts with '1. ', which MyST reads as a list: escape it (1\\. ...)"]
     assert translations.markup_problems("1. The black box", "1\\. 黑箱") == []
+
+
+def test_the_editions_choices_of_issue_31_are_terms(tmp_path):
+    # Post-LN / Pre-LN are 后置/前置层归一化, the live translator runs in the browser, an
+    # epoch is a 轮, teacher forcing 教师强制: each the rule, the calques never.
+    terminology = translations.load_terminology()
+    zh = {e["term"]: e["zh"] for e in terminology["terms"] + terminology["house"]}
+    assert (zh["post-norm"], zh["pre-norm"], zh["live translator"], zh["epoch"],
+            zh["teacher forcing"]) == ("后置层归一化", "前置层归一化", "浏览器内翻译器", "轮", "教师强制")
+    write_catalogue(tmp_path / "chapters" / "a.po", {
+        "It trained about 3.4 passes over the training pairs.": "它在数据上过了约 3.4 遍。",
+        "A post-norm stack.": "一个后置归一化的堆叠。",
+        "The live translator.": "在线翻译器。",
+        "Teacher forcing.": "强制教学。",
+        "Two epochs, a pre-norm stack, teacher forcing and the live translator.":
+            "两轮，一个前置层归一化的堆叠，教师强制，以及浏览器内翻译器。"})
+    problems = translations.terminology_problems(tmp_path, terminology)
+    assert sorted(p.split(": ")[1] for p in problems) == ["never"] * 4 + ["term"] * 4, problems
+    assert not [p for p in problems if "两轮" in p]
