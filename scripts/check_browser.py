@@ -14,6 +14,9 @@ link         an internal link to a missing page, or to an anchor that page lacks
 solution     a closed solution whose code or output is visible before it is opened, or
              not visible after a click on it
 code-width   code (a <pre>) wider than its column, so that it scrolls sideways
+slant        Chinese text set in italics (an <em> or <i> holding CJK whose computed
+             font-style is not normal): Chinese fonts have no italic, the browser shears
+             the glyphs; the Chinese edition sets emphasis with 着重号 (editions.py)
 tofu         a CJK character drawn as the "missing glyph" box, anywhere on the page (text,
              the switch link, the sidebar, a search box's placeholder, a copy button's
              tooltip, the live translator's status once it has started, a solution once
@@ -146,7 +149,12 @@ async () => {
       .filter(p => p.getClientRects().length && p.scrollWidth > p.clientWidth + 1)
       .map(p => p.textContent.split('\n').reduce((a, b) => (b.length > a.length ? b : a))
                  .slice(0, 60));
-  return {math, images, links, ids, tofu, wide};
+  // Chinese in italics: an emphasis holding CJK that the browser would shear.
+  const slanted = [...document.querySelectorAll('em, i')]
+      .filter(e => /[\u2e80-\u9fff\uf900-\ufaff]/.test(e.textContent)
+                   && getComputedStyle(e).fontStyle !== 'normal')
+      .map(e => e.textContent.slice(0, 40));
+  return {math, images, links, ids, tofu, wide, slanted};
 }
 """.replace("TOFU_JS", TOFU_JS.strip())
 
@@ -213,6 +221,8 @@ def page_problems(page: str, found: dict) -> list[str]:
     problems += [f"{page}: tofu: {t}" for t in found["tofu"]]
     problems += [f"{page}: code-width: runs off its column (scrolls sideways): {w!r}"
                  for w in found.get("wide", [])]
+    problems += [f"{page}: slant: Chinese set in italics (a sheared glyph): {s!r}"
+                 for s in found.get("slanted", [])]
     return problems
 
 

@@ -48,12 +48,12 @@ def test_page_problems_names_each_rule():
                       {"typeset": True, "error": True, "text": "y"}],
              "images": [{"src": "a.png", "loaded": False, "alt": "A plot."},
                         {"src": "b.png", "loaded": True, "alt": ""}],
-             "tofu": ["人 in serif"], "wide": ["x = torch.zeros(...)"]}
+             "tofu": ["人 in serif"], "wide": ["x = torch.zeros(...)"], "slanted": ["软"]}
     rules = [p.split(": ")[1] for p in cb.page_problems("p.html", found)]
-    assert rules == ["math", "math", "image", "image", "tofu", "code-width"]
+    assert rules == ["math", "math", "image", "image", "tofu", "code-width", "slant"]
     clean = {"math": [{"typeset": True, "error": False, "text": "x"}],
              "images": [{"src": "a.png", "loaded": True, "alt": "A plot."}], "tofu": [],
-             "wide": []}
+             "wide": [], "slanted": []}
     assert cb.page_problems("p.html", clean) == []
 
 
@@ -121,7 +121,8 @@ def test_tofu_rule_finds_a_character_the_web_font_lacks(tmp_path):
         '@font-face { font-family: "WQY Web"; src: url("f.woff2") format("woff2");'
         ' unicode-range: U+2E80-9FFF, U+F900-FAFF, U+FF00-FFEF; font-display: block; }'
         'body, input { font-family: "WQY Web", sans-serif; }</style></head><body>'
-        '<p><a href="#" lang="zh-CN">阅本</a></p><input placeholder="搜本"></body></html>',
+        '<p><a href="#" lang="zh-CN">阅本</a></p><input placeholder="搜本">'
+        '<p><em>本</em> <em style="font-style: normal">本本</em> <em>it</em></p></body></html>',
         encoding="utf-8")
     server, origin = cb.serve(tmp_path)
     try:
@@ -131,10 +132,12 @@ def test_tofu_rule_finds_a_character_the_web_font_lacks(tmp_path):
             page.goto(f"{origin}/index.html", wait_until="load")
             page.evaluate("document.fonts.ready")
             tofu = page.evaluate(cb.TOFU_JS)
+            slanted = page.evaluate(cb.INSPECT_JS)["slanted"]
             browser.close()
     finally:
         server.shutdown()
     assert sorted(t[0] for t in tofu) == ["搜", "阅"], tofu
+    assert slanted == ["本"]  # the italic Chinese, not the upright one nor Latin italics
     assert any("placeholder" in t for t in tofu if t[0] == "搜")
 
 
