@@ -179,7 +179,8 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
     _style(ax, title, xlabel, ylabel)
     ax.legend(frameon=False, fontsize=9)
     scales = {(True, False): "logarithmic x scale", (False, True): "logarithmic y scale",
-              (True, True): "logarithmic x and y scales"}.get((bool(logx), bool(logy)))
+              (True, True): "logarithmic x and logarithmic y scale"}.get((bool(logx),
+                                                                         bool(logy)))
     what = (tr("Line plot of 1 curve over {n} points") if len(curves) == 1 else
             tr("Line plot of {k} curves over {n} points"))
     return _finish(fig, alt=_alt(
