@@ -4,7 +4,9 @@
    shows in its output's metadata (``{"image/png": {"alt": ...}}``). MyST-NB 1.x copies only
    ``width`` and ``height`` from that metadata to the image, so this wraps its
    ``NbElementRenderer.render_image`` to copy ``alt`` too (an explicit ``alt`` from the
-   cell's ``render_image_options`` still wins).
+   cell's ``render_image_options`` still wins). In the Chinese edition (``language``
+   ``zh...``) the page shows the figure's Chinese rendering instead, which ``illustrated.draw``
+   stores in the same metadata (``{"zh_CN": {"png": <base64>, "alt": ...}}``).
 2. Chinese text without CJK fonts: ``_static/cjk.css`` (the "WQY Web" font, see
    scripts/subset_font.py), and a preload of the font so that MathJax, which measures the
    characters it has no glyph for, measures them in the loaded font.
@@ -19,6 +21,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -34,6 +37,7 @@ VEGA = ["vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.
 
 def _with_alt(render_image):
     def render_image_with_alt(self, data):
+        data = _in_edition(self, data)
         image_nodes = render_image(self, data)
         alt = data.output_metadata.get(data.mime_type, {}).get("alt")
         for node in image_nodes:
@@ -43,6 +47,20 @@ def _with_alt(render_image):
 
     render_image_with_alt.keeps_alt = True
     return render_image_with_alt
+
+
+def _in_edition(element_renderer, data):
+    """``data`` as the page's edition shows it: on a Chinese page, the figure's Chinese PNG
+    (base64, like ``data.content``) and alt text when its metadata has them."""
+    env = getattr(element_renderer.renderer.document.settings, "env", None)
+    language = (env.config.language or "") if env is not None else ""
+    metadata = data.output_metadata.get(data.mime_type, {})
+    zh = metadata.get("zh_CN")
+    if not language.startswith("zh") or not isinstance(zh, dict) or "png" not in zh:
+        return data
+    alt = zh.get("alt") or metadata.get("alt")
+    return dataclasses.replace(data, content=zh["png"], output_metadata={
+        **data.output_metadata, data.mime_type: {**metadata, "alt": alt}})
 
 
 def _without_vegalite(render_mime_type):

@@ -1,10 +1,15 @@
 """What every figure of :mod:`illustrated.draw` shares (introduced in chapter 1, The black box).
 
 The figure class Jupyter can show without pyplot, input checks, the bundled CJK font,
-number formatting and the coloured boxes of tensors and tables.
+number formatting, the coloured boxes of tensors and tables, and the two editions: every
+public function is decorated with :func:`_editions`, so that a figure shown in a notebook
+also carries its Chinese rendering (same call, same numbers, words through
+:func:`illustrated.words.tr`).
 """
 from __future__ import annotations
 
+import base64
+import functools
 import io
 import re
 from pathlib import Path
@@ -18,6 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from .._checks import check_tensor
+from ..words import edition, in_edition, lookup, tr
 from .palette import INK
 
 _FONT_FILE = Path(__file__).parent.parent / "fonts" / "wqy-microhei-subset.ttf"
@@ -36,15 +42,72 @@ class _Figure(Figure):
 
     #: What the figure shows, in words, for readers who cannot see it (set by ``_finish``).
     alt_text: str | None = None
+    #: The call that drew the figure, to draw it again in the other edition (set by
+    #: :func:`_editions`); None for a figure drawn into by hand.
+    recipe = None
 
-    def _repr_png_(self):
-        """The PNG, and with it the alt text as the output's metadata (``{"alt": ...}``),
-        which the notebook keeps next to the image."""
+    def _png(self) -> bytes:
         buffer = io.BytesIO()
         self.savefig(buffer, format="png", bbox_inches="tight")
-        if self.alt_text is None:
-            return buffer.getvalue()
-        return buffer.getvalue(), {"alt": self.alt_text}
+        return buffer.getvalue()
+
+    def _repr_png_(self):
+        """The PNG, and with it as the output's metadata the alt text (``"alt"``) and the
+        Chinese rendering (``"zh_CN": {"png": <base64>, "alt": ...}``), which the notebook
+        keeps next to the image and the Chinese pages show (scripts/site_extras.py)."""
+        png, metadata = self._png(), {}
+        if self.alt_text is not None:
+            metadata["alt"] = self.alt_text
+        if self.recipe is not None and edition() == "en":
+            metadata["zh_CN"] = self.drawn_in("zh_CN")
+        return (png, metadata) if metadata else png
+
+    def drawn_in(self, language: str) -> dict:
+        """This figure drawn again in ``language``: ``{"png": <base64 PNG>, "alt": ...}``,
+        plus ``"untranslated"``, the figure words the catalogue lacked (empty when all were
+        translated). Raises ValueError for a figure without a recipe (drawn by hand)."""
+        if self.recipe is None:
+            raise ValueError("this figure was not drawn by one illustrated.draw call, so it "
+                             "cannot be drawn again in another edition")
+        with in_edition(language) as missed:
+            other = self.recipe()
+            png = other._png()
+        return {"png": base64.b64encode(png).decode("ascii"), "alt": other.alt_text or "",
+                "untranslated": missed}
+
+
+def _editions(draw):
+    """Decorate a public draw function: the figure it returns remembers the call (its
+    ``recipe``), so that it can be drawn again in the Chinese edition from the same inputs.
+
+    A figure drawn into a caller's ``ax=`` belongs to the caller, who may draw more into
+    it: it gets no recipe (it shows English only), and if it had one, that is dropped,
+    since a rendering from the recipe would miss what was drawn into it since.
+    """
+    @functools.wraps(draw)
+    def drawn(*args, **kwargs):
+        fig = draw(*args, **kwargs)
+        if isinstance(fig, _Figure):
+            if kwargs.get("ax") is None:
+                fig.recipe = functools.partial(draw, *args, **kwargs)
+            else:
+                fig.recipe = None
+        return fig
+    return drawn
+
+
+def _words(*texts):
+    """Words a caller gave (a title, axis labels) in the edition; None stays None."""
+    return [None if text is None else tr(str(text)) for text in texts]
+
+
+def _labels(labels):
+    """Tick labels in the edition: the catalogue's ("position 3" by "position {i}") are
+    translated; the rest are data (tokens, numbers) and stay as they are, not reported as
+    missing."""
+    if labels is None or edition() == "en":
+        return labels
+    return [lookup(str(label), edition()) or label for label in labels]
 
 
 def _as_tensor(x, name: str) -> torch.Tensor:
@@ -85,24 +148,43 @@ def _finish(fig: Figure, alt: str | None = None) -> Figure:
             props.set_file(str(_FONT_FILE))
             text.set_fontproperties(props)
     if alt is not None:
-        fig.alt_text = str(alt)
+        fig.alt_text = str(alt) if edition() == "en" else _spaced(str(alt))
     return fig
 
 
+def _spaced(text: str) -> str:
+    """A space between a Chinese character and a Latin letter or digit next to it
+    ("头 1 位于", not "头 1位于"), as Chinese text set with Latin words is written; the
+    templates cannot know which of their fields will start or end with a letter."""
+    latin = r"[A-Za-z0-9$<>÷√]"
+    text = re.sub(rf"([\u4e00-\u9fff])({latin})", r"\1 \2", text)
+    return re.sub(rf"({latin})([\u4e00-\u9fff])", r"\1 \2", text)
+
+
 def _listed(labels, limit: int = 8) -> str:
-    """Labels for an alt text: "a, b and c", the first ``limit`` then "and N more"."""
-    labels = [str(label) for label in labels]
+    """Labels for an alt text: "a, b and c", the first ``limit`` then "and N more"
+    (in Chinese "a、b 和 c")."""
+    labels, comma = [str(label) for label in labels], tr(", ")
     if len(labels) > limit:
-        return ", ".join(labels[:limit]) + f" and {len(labels) - limit} more"
-    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        return tr("{items} and {n} more").format(items=comma.join(labels[:limit]),
+                                                 n=len(labels) - limit)
+    if len(labels) == 1:
+        return labels[0]
+    return tr("{items} and {last}").format(items=comma.join(labels[:-1]), last=labels[-1])
 
 
 def _alt(what: str, title=None, *details) -> str:
     """An alt sentence: ``what``, its title in quotes if any, then the non-empty details,
-    e.g. 'Heat map "Weights" of a 4 × 4 tensor; rows: queries 人, 工, 智 and 能.'"""
-    text = what + (f" titled “{' '.join(str(title).split())}”" if title else "")
-    parts = [d for d in details if d]
-    return text + ("; " + "; ".join(parts) if parts else "") + "."
+    e.g. 'Heat map "Weights" of a 4 × 4 tensor; rows: queries 人, 工, 智 and 能.'
+    ``what``, ``title`` and ``details`` come in the edition's words already."""
+    text = what
+    if title:
+        title = " ".join(str(title).split())
+        if edition() != "en":  # quotes inside the quoted title: ‘’ inside “”
+            title = title.replace("“", "‘").replace("”", "’")
+        text = tr("{what} titled “{title}”").format(what=what, title=title)
+    parts, semicolon = [d for d in details if d], tr("; ")
+    return text + (semicolon + semicolon.join(parts) if parts else "") + tr(".")
 
 
 def _new_axes(figsize, ax=None):

@@ -7,7 +7,8 @@ from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 from matplotlib.path import Path as MplPath
 
 from .._checks import check_positive_int
-from ._base import _Figure, _finish
+from ..words import tr
+from ._base import _Figure, _editions, _finish
 from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, ENCODER,
                       FEED_FORWARD, INK, MUTED, PAPER, POSITIONAL)
 
@@ -74,6 +75,7 @@ def _approx_width(text: str, fontsize: float, scale: float) -> float:
     return len(text) * fontsize * 0.56 / 72 / scale
 
 
+@_editions
 def black_box(source="je suis étudiant", target="I am a student") -> Figure:
     """The first, coarsest picture: a sentence goes into one box, its translation comes out.
 
@@ -87,7 +89,7 @@ def black_box(source="je suis étudiant", target="I am a student") -> Figure:
     w_src, w_tgt = (_approx_width(s, size, scale) for s in (source, target))
     x = 0.3 + w_src  # right end of the source sentence
     ax.text(x, 0, source, ha="right", va="center", fontsize=size, color=INK, style="italic")
-    ax.text(x - w_src / 2, 0.45, "input", ha="center", fontsize=9, color=MUTED)
+    ax.text(x - w_src / 2, 0.45, tr("input"), ha="center", fontsize=9, color=MUTED)
     _arrow(ax, (x + 0.2, 0), (x + 1.3, 0))
     box_x = x + 1.3
     ax.add_patch(FancyBboxPatch((box_x, -0.6), 2.6, 1.2, facecolor=INK, edgecolor=INK,
@@ -97,12 +99,13 @@ def black_box(source="je suis étudiant", target="I am a student") -> Figure:
     _arrow(ax, (box_x + 2.6, 0), (box_x + 3.7, 0))
     ax.text(box_x + 3.9, 0, target, ha="left", va="center", fontsize=size, color=INK,
             style="italic")
-    ax.text(box_x + 3.9 + w_tgt / 2, 0.45, "output", ha="center", fontsize=9, color=MUTED)
-    alt = (f"Diagram: the input sentence “{source}” goes into one black box labelled "
-           f"Transformer, which outputs “{target}”.")
+    ax.text(box_x + 3.9 + w_tgt / 2, 0.45, tr("output"), ha="center", fontsize=9, color=MUTED)
+    alt = tr("Diagram: the input sentence “{source}” goes into one black box labelled "
+             "Transformer, which outputs “{target}”.").format(source=source, target=target)
     return _diagram(fig, (0, box_x + 4.2 + w_tgt, -0.9, 0.9), alt, scale=scale, max_w=10)
 
 
+@_editions
 def stack_diagram(n_layers=6, detail=False, highlight=None, show_io=True,
                   source="je suis étudiant", target="I am a student") -> Figure:
     """The Transformer opened up: a stack of encoders, a stack of decoders.
@@ -140,14 +143,17 @@ def stack_diagram(n_layers=6, detail=False, highlight=None, show_io=True,
 
 def _stack_alt(n, detailed, highlight, show_io, source, target) -> str:
     """The alt text of stack_diagram()."""
-    inside = (" One encoder layer is opened: self-attention then feed-forward, each followed "
-              "by Add & Norm; one decoder layer: masked self-attention, encoder-decoder "
-              "attention and feed-forward; with embeddings, positional encoding and a final "
-              "linear layer and softmax." if detailed else "")
-    return (f"Diagram of the Transformer: a stack of {n} encoder layers on the left feeding a "
-            f"stack of {n} decoder layers on the right.{inside}"
-            + (f" The {highlight} part is highlighted." if highlight else "")
-            + (f" Input: “{source}”; output: “{target}”." if show_io else ""))
+    inside = tr(" One encoder layer is opened: self-attention then feed-forward, each followed "
+                "by Add & Norm; one decoder layer: masked self-attention, encoder-decoder "
+                "attention and feed-forward; with embeddings, positional encoding and a final "
+                "linear layer and softmax.") if detailed else ""
+    return (tr("Diagram of the Transformer: a stack of {n} encoder layers on the left feeding "
+               "a stack of {n} decoder layers on the right.").format(n=n) + inside
+            + (tr(" The {part} part is highlighted.").format(part=tr(highlight))
+               if highlight else "")
+            + (tr(" Input: “{source}”; output: “{target}”.").format(source=source,
+                                                                    target=target)
+               if show_io else ""))
 
 
 def _stacks(ax, n, highlight, show_io, source, target):
@@ -156,8 +162,10 @@ def _stacks(ax, n, highlight, show_io, source, target):
     base = 1.6 if show_io else 0.7
     centres = [base + i * (H + GAP) + H / 2 for i in range(n)]
     for i, yc in enumerate(centres):
-        _box(ax, 0, yc - H / 2, W, H, f"Encoder {i + 1}", ENCODER, highlight == "encoder")
-        _box(ax, DEC_X, yc - H / 2, W, H, f"Decoder {i + 1}", DECODER, highlight == "decoder")
+        _box(ax, 0, yc - H / 2, W, H, tr("Encoder {i}").format(i=i + 1), ENCODER,
+             highlight == "encoder")
+        _box(ax, DEC_X, yc - H / 2, W, H, tr("Decoder {i}").format(i=i + 1), DECODER,
+             highlight == "decoder")
         if i:
             for cx in (W / 2, DEC_X + W / 2):
                 _arrow(ax, (cx, yc - H / 2 - GAP), (cx, yc - H / 2))
@@ -195,11 +203,11 @@ _OUT_W, _SUB_W, _SUB_H, _SUB_GAP, _PAD = 3.8, 3.0, 0.55, 0.5, 0.5  # detailed la
 def _detailed_layers(ax, n, highlight, show_io, source, target):
     """One encoder layer and one decoder layer drawn inside, with inputs and outputs."""
     DEC_X, y = 6.0, (2.9 if show_io else 2.0)
-    enc = _layer(ax, 0.0, y, "Encoder", ENCODER, _ENCODER_LAYER, n, highlight, side=-1)
-    dec = _layer(ax, DEC_X, y, "Decoder", DECODER, _DECODER_LAYER, n, highlight, side=1)
+    enc = _layer(ax, 0.0, y, "encoder", ENCODER, _ENCODER_LAYER, n, highlight, side=-1)
+    dec = _layer(ax, DEC_X, y, "decoder", DECODER, _DECODER_LAYER, n, highlight, side=1)
     shifted = " ".join(["<s>"] + target.split()[:-1])  # the decoder reads its output so far
-    _layer_inputs(ax, enc, -1, highlight, show_io and source, "input")
-    _layer_inputs(ax, dec, 1, highlight, show_io and shifted, "output so far (shifted right)")
+    _layer_inputs(ax, enc, -1, highlight, show_io and source, tr("input"))
+    _layer_inputs(ax, dec, 1, highlight, show_io and shifted, tr("output so far (shifted right)"))
     # The encoder's output feeds the encoder-decoder attention of every decoder layer.
     route_y, mid = enc["top"] + 0.6, (_OUT_W + DEC_X) / 2
     target_y = dec["centres"][2]
@@ -207,7 +215,7 @@ def _detailed_layers(ax, n, highlight, show_io, source, target):
            (dec["sub_x"], target_y))
     # The decoder's output becomes word probabilities.
     top = dec["top"] + 0.75
-    _box(ax, dec["cx"] - 1.1, top, 2.2, 0.5, "Linear + softmax", PAPER)
+    _box(ax, dec["cx"] - 1.1, top, 2.2, 0.5, tr("Linear + softmax"), PAPER)
     _arrow(ax, (dec["cx"], dec["last"]), (dec["cx"], top))
     if show_io:
         _arrow(ax, (dec["cx"], top + 0.5), (dec["cx"], top + 1.0))
@@ -217,13 +225,14 @@ def _detailed_layers(ax, n, highlight, show_io, source, target):
     return (-1.3, DEC_X + _OUT_W + 1.3, y0, top + (1.6 if show_io else 0.7))
 
 
-def _layer(ax, x, y, name, colour, sublayers, n, highlight, side):
+def _layer(ax, x, y, part, colour, sublayers, n, highlight, side):
     """One layer seen inside: its sublayers, their residual connections, and n - 1 cards
-    behind it for the other layers. ``side`` (-1 left, 1 right) is where residuals run."""
+    behind it for the other layers. ``part`` is "encoder" or "decoder"; ``side`` (-1 left,
+    1 right) is where residuals run."""
     height = _PAD + len(sublayers) * (_SUB_H + _SUB_GAP) + 0.55
     for k in range(min(n - 1, 2), 0, -1):
         _box(ax, x + side * 0.14 * k, y + 0.14 * k, _OUT_W, height, None, colour, frame=True)
-    _box(ax, x, y, _OUT_W, height, name, colour, highlight == name.lower(), frame=True,
+    _box(ax, x, y, _OUT_W, height, tr(part.capitalize()), colour, highlight == part, frame=True,
          fontsize=10, label_top=True)
     if n > 1:
         ax.text(x - 0.6 if side < 0 else x + _OUT_W + 0.6, y + height / 2, f"× {n}",
@@ -233,7 +242,7 @@ def _layer(ax, x, y, name, colour, sublayers, n, highlight, side):
     bottoms = [y + _PAD + i * (_SUB_H + _SUB_GAP) for i in range(len(sublayers))]
     for i, (label, part, face) in enumerate(sublayers):
         # Bold (highlighted) text is wider: long labels get a smaller size to stay inside.
-        accent = highlight == part
+        accent, label = highlight == part, tr(label)
         size = 10 if not accent or len(label) <= 21 else 8.5
         _box(ax, sx, bottoms[i], _SUB_W, _SUB_H, label, face, accent, fontsize=size)
         if i:
@@ -252,13 +261,13 @@ def _layer(ax, x, y, name, colour, sublayers, n, highlight, side):
 def _layer_inputs(ax, layer, side, highlight, sentence, caption) -> None:
     """Below a layer: sentence → embedding → + positional encoding → the layer."""
     cx, y = layer["cx"], layer["bottom"] - _PAD
-    _box(ax, cx - 1.1, y - 1.75, 2.2, 0.5, "Embedding", PAPER)
+    _box(ax, cx - 1.1, y - 1.75, 2.2, 0.5, tr("Embedding"), PAPER)
     ax.add_patch(Circle((cx, y - 0.75), 0.2, facecolor="white", edgecolor=INK, zorder=3))
     ax.text(cx, y - 0.75, "+", ha="center", va="center", fontsize=13, color=INK, zorder=4)
     _arrow(ax, (cx, y - 1.25), (cx, y - 0.95))
     _arrow(ax, (cx, y - 0.55), (cx, layer["bottom"]))
     box_x = cx - 2.25 if side < 0 else cx + 0.7
-    _box(ax, box_x, y - 1.06, 1.55, 0.62, "Positional\nencoding", POSITIONAL,
+    _box(ax, box_x, y - 1.06, 1.55, 0.62, tr("Positional\nencoding"), POSITIONAL,
          highlight == "positional", fontsize=8.5)
     _arrow(ax, (box_x + 1.55 if side < 0 else box_x, y - 0.75),
            (cx - 0.2 if side < 0 else cx + 0.2, y - 0.75))
@@ -272,6 +281,7 @@ def _layer_inputs(ax, layer, side, highlight, sentence, caption) -> None:
 _BEAM_STATES = ("kept", "dropped", "finished")
 
 
+@_editions
 def beam_tree(levels, title=None) -> Figure:
     """The hypotheses of a beam search as a tree, one column per decoding step (chapter 10).
 
@@ -303,6 +313,7 @@ def beam_tree(levels, title=None) -> Figure:
                 raise ValueError(f"node {node!r} at step {depth}: parent must be "
                                  f"{'None' if depth == 0 else 'an index into the step before'}")
     fig, ax = _blank()
+    (title,) = [tr(title)] if title else [title]
     rows = max(len(level) for level in levels)
     w, h, dx, dy = 1.7, 0.62, 2.4, 0.85
     face = {"kept": ACCENT_LIGHT, "dropped": PAPER, "finished": ACCENT}
@@ -318,10 +329,11 @@ def beam_tree(levels, title=None) -> Figure:
     if title:
         ax.text(0, rows * dy / 2 + 0.35, title, fontsize=11, color=INK, fontweight="bold")
     counts = {s: sum(n[3] == s for level in levels for n in level) for s in _BEAM_STATES}
-    alt = (f"Tree diagram of a beam search{': ' + title if title else ''}: "
-           f"{len(levels)} steps from left to right, each box a word and its prefix's "
-           f"summed log-probability; {counts['kept']} kept, {counts['dropped']} dropped, "
-           f"{counts['finished']} finished hypotheses.")
+    what = (tr("Tree diagram of a beam search: {title}").format(title=title) if title
+            else tr("Tree diagram of a beam search"))
+    alt = tr("{what}: {steps} steps from left to right, each box a word and its prefix's "
+             "summed log-probability; {kept} kept, {dropped} dropped, {finished} finished "
+             "hypotheses.").format(what=what, steps=len(levels), **counts)
     top = rows * dy / 2 + (0.8 if title else 0.2)
     return _diagram(fig, (-0.2, (len(levels) - 1) * dx + w + 0.2, -rows * dy / 2 - 0.2, top),
                     alt, scale=0.7, max_w=10, max_h=9)

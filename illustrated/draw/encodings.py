@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from ._base import (_as_tensor, _axes_inches, _check_labels, _clean, _finish, _fmt,
-                    _ink_on, _new_axes, _value_fontsize)
+from ..words import tr
+from ._base import (_as_tensor, _axes_inches, _check_labels, _clean, _editions, _finish, _fmt,
+                    _ink_on, _labels, _new_axes, _value_fontsize, _words)
 from .palette import DIVERGING, INK, MUTED, SERIES
 
 _VALUES_UP_TO = 16  # values are printed in the cells of tables at most this wide
@@ -20,6 +21,7 @@ def _table(table):
     return t
 
 
+@_editions
 def encoding_heatmap(table, title=None, row_labels=None, col_labels=None,
                      xlabel="dimension", ylabel="position", show_values=None,
                      fmt="{:.2f}", cmap=DIVERGING, vmin=None, vmax=None, ax=None) -> Figure:
@@ -40,8 +42,9 @@ def encoding_heatmap(table, title=None, row_labels=None, col_labels=None,
     """
     t = _table(table)
     L, D = t.shape
-    rows = _check_labels(row_labels, L, "row_labels", "rows (positions)")
-    cols = _check_labels(col_labels, D, "col_labels", "columns (dimensions)")
+    rows = _labels(_check_labels(row_labels, L, "row_labels", "rows (positions)"))
+    cols = _labels(_check_labels(col_labels, D, "col_labels", "columns (dimensions)"))
+    title, xlabel, ylabel = _words(title, xlabel, ylabel)
     if show_values is None:
         show_values = D <= _VALUES_UP_TO and L <= 24
     bound = float(t.abs().max()) or 1.0
@@ -64,10 +67,11 @@ def encoding_heatmap(table, title=None, row_labels=None, col_labels=None,
         ax.set_title(title, color=INK, fontsize=11)
     if own:
         fig.colorbar(image, ax=ax, shrink=0.8, aspect=15)
-    what = title or "a table"
-    alt = (f"Heat map of {what}: {L} rows, one per {ylabel}, by {D} columns, one per "
-           f"{xlabel}; colour runs from blue ({vmin:g}) through white to red ({vmax:g})"
-           f"{', with each value printed in its cell' if show_values else ''}.")
+    alt = tr("Heat map of {what}: {L} rows, one per {ylabel}, by {D} columns, one per "
+             "{xlabel}; colour runs from blue ({vmin}) through white to red ({vmax}){values}."
+             ).format(what=title or tr("a table"), L=L, D=D, ylabel=ylabel, xlabel=xlabel,
+                      vmin=f"{vmin:g}", vmax=f"{vmax:g}",
+                      values=tr(", with each value printed in its cell") if show_values else "")
     return _finish(fig, alt=alt)
 
 
@@ -90,6 +94,7 @@ def _ticks(ax, rows, cols, L, D) -> None:
     ax.xaxis.set_label_position("top")
 
 
+@_editions
 def encoding_waves(table, columns, title=None, xlabel="position", ax=None) -> Figure:
     """Chosen columns of a table ``(L, D)`` drawn as curves along the positions: each
     column of a sinusoidal encoding is a wave of its own frequency.
@@ -109,19 +114,21 @@ def encoding_waves(table, columns, title=None, xlabel="position", ax=None) -> Fi
     bad = [j for j in columns if not 0 <= j < D]
     if bad:
         raise ValueError(f"columns must be in [0, {D}) for a table of shape {(L, D)}, got {bad}")
+    title, xlabel = _words(title, xlabel)
     fig, ax = _new_axes((6.5, 2.8 + 0.3 * bool(title)), ax)
     for j, color in zip(columns, SERIES):
         ax.plot(range(L), t[:, j].double().numpy(), color=color, marker="." if L <= 40 else None,
-                label=f"dimension {j}")
+                label=tr("dimension {j}").format(j=j))
     ax.set_xlabel(xlabel, color=MUTED, fontsize=9)
-    ax.set_ylabel("value", color=MUTED, fontsize=9)
+    ax.set_ylabel(tr("value"), color=MUTED, fontsize=9)
     ax.legend(fontsize=8, loc="upper right", frameon=False)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     if title:
         ax.set_title(title, color=INK, fontsize=11)
     names = ", ".join(str(j) for j in columns)
-    alt = (f"Line plot{f' of {title}' if title else ''}: the values of columns {names} of a "
-           f"table of {L} {xlabel}s by {D} dimensions, one curve per column, against the "
-           f"{xlabel} 0 to {L - 1}.")
+    what = tr("Line plot of {title}").format(title=title) if title else tr("Line plot")
+    alt = tr("{what}: the values of columns {names} of a table of {L} {xlabel}s by {D} "
+             "dimensions, one curve per column, against the {xlabel} 0 to {last}.").format(
+        what=what, names=names, L=L, xlabel=xlabel, D=D, last=L - 1)
     return _finish(fig, alt=alt)

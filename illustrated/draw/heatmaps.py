@@ -8,11 +8,14 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import check_positive_int
-from ._base import (_CELL_IN, _Figure, _as_tensor, _axes_inches, _check_labels, _clean,
-                    _alt, _finish, _fmt, _listed, _ink_on, _new_axes, _value_fontsize)
+from ..words import tr
+from ._base import (_CELL_IN, _Figure, _alt, _as_tensor, _axes_inches, _check_labels, _clean,
+                    _editions, _finish, _fmt, _ink_on, _labels, _listed, _new_axes,
+                    _value_fontsize, _words)
 from .palette import INK, MUTED, SEQUENTIAL
 
 
+@_editions
 def attention_heatmap(weights, query_labels=None, key_labels=None, title=None,
                       show_values=True, fmt="{:.2f}", ax=None, colorbar=False) -> Figure:
     """Attention weights ``(L, S)`` as a heat map on a 0..1 scale.
@@ -33,8 +36,9 @@ def attention_heatmap(weights, query_labels=None, key_labels=None, title=None,
         hint = "; for several heads use attention_heads" if w.dim() in (3, 4) else ""
         raise ValueError(f"weights must be 2-D (L, S), got shape {tuple(w.shape)}{hint}")
     L, S = w.shape
-    queries = _check_labels(query_labels, L, "query_labels", "queries (rows of weights)")
-    keys = _check_labels(key_labels, S, "key_labels", "keys (columns of weights)")
+    queries = _labels(_check_labels(query_labels, L, "query_labels", "queries (rows of weights)"))
+    keys = _labels(_check_labels(key_labels, S, "key_labels", "keys (columns of weights)"))
+    (title,) = _words(title)
     cell, own = min(_CELL_IN, 7.0 / S, 6.0 / L), ax is None
     fig, ax = _new_axes((S * cell + _label_inches(queries) + 0.5 + 0.9 * colorbar,
                          L * cell + _label_inches(keys) + 0.5 + 0.3 * bool(title)), ax)
@@ -44,11 +48,11 @@ def attention_heatmap(weights, query_labels=None, key_labels=None, title=None,
     if title:
         ax.set_title(title, color=INK, fontsize=11)
     if colorbar:
-        fig.colorbar(image, ax=ax, shrink=0.8, aspect=15, label="weight")
+        fig.colorbar(image, ax=ax, shrink=0.8, aspect=15, label=tr("weight"))
     return _finish(fig, alt=_alt(
-        f"Heat map of attention weights, {L} queries × {S} keys on a 0 to 1 colour scale",
-        title, _axes_alt(queries, keys),
-        "each weight printed in its cell" if show_values else ""))
+        tr("Heat map of attention weights, {L} queries × {S} keys on a 0 to 1 colour scale"
+           ).format(L=L, S=S), title, _axes_alt(queries, keys),
+        tr("each weight printed in its cell") if show_values else ""))
 
 
 def _label_inches(labels) -> float:
@@ -73,8 +77,8 @@ def _heatmap(ax, w, queries, keys, fmt, cell):
         ax.tick_params(axis="x", labelrotation=45)
         for label in ax.get_xticklabels():
             label.set(ha="left", rotation_mode="anchor")
-    ax.set_xlabel("keys", color=MUTED, fontsize=9)
-    ax.set_ylabel("queries", color=MUTED, fontsize=9)
+    ax.set_xlabel(tr("keys"), color=MUTED, fontsize=9)
+    ax.set_ylabel(tr("queries"), color=MUTED, fontsize=9)
     if max(L, S) <= 30:  # white gaps between the cells, as in tensor_cells
         ax.set_xticks(np.arange(S + 1) - 0.5, minor=True)
         ax.set_yticks(np.arange(L + 1) - 0.5, minor=True)
@@ -84,6 +88,7 @@ def _heatmap(ax, w, queries, keys, fmt, cell):
     return image
 
 
+@_editions
 def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=None) -> Figure:
     """One heat map per head, titled "head 1", "head 2", ...
 
@@ -100,8 +105,9 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
     w = _heads_weights(weights)  # (H, L, S)
     check_positive_int(ncols, "ncols")
     H, L, S = w.shape
-    queries = _check_labels(query_labels, L, "query_labels", "queries (rows of weights)")
-    keys = _check_labels(key_labels, S, "key_labels", "keys (columns of weights)")
+    queries = _labels(_check_labels(query_labels, L, "query_labels", "queries (rows of weights)"))
+    keys = _labels(_check_labels(key_labels, S, "key_labels", "keys (columns of weights)"))
+    (title,) = _words(title)
     ncols = min(ncols, H)
     nrows = math.ceil(H / ncols)
     margin_w, margin_h = _label_inches(queries) + 0.3, _label_inches(keys) + 0.3
@@ -115,7 +121,7 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
             fig.delaxes(ax)
             continue
         _heatmap(ax, w[h], queries, keys, "{:.2f}", cell)
-        ax.set_title(f"head {h + 1}", color=INK, fontsize=10)
+        ax.set_title(tr("head {i}").format(i=h + 1), color=INK, fontsize=10)
         if h >= ncols:  # keys are labelled on the top row only, queries on the left column
             ax.tick_params(labeltop=False)
             ax.set_xlabel("")
@@ -124,18 +130,20 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
             ax.set_ylabel("")
     if title:
         fig.suptitle(title, color=INK, fontsize=12)
-    maps = ("1 heat map of attention weights for one head," if H == 1 else
-            f"{H} heat maps of attention weights side by side, one per head (head 1 to head {H}),"
-            " each")
-    return _finish(fig, alt=_alt(f"{maps} {L} queries × {S} keys on a 0 to 1 scale",
-                                 title, _axes_alt(queries, keys)))
+    maps = (tr("1 heat map of attention weights for one head, {L} queries × {S} keys on a 0 "
+               "to 1 scale") if H == 1 else
+            tr("{H} heat maps of attention weights side by side, one per head (head 1 to head "
+               "{H}), each {L} queries × {S} keys on a 0 to 1 scale"))
+    return _finish(fig, alt=_alt(maps.format(H=H, L=L, S=S), title, _axes_alt(queries, keys)))
 
 
 def _axes_alt(queries, keys) -> str:
     """What the rows and columns of a heat map are, for its alt text."""
-    rows = f"rows are the queries {_listed(queries)}" if queries else "rows are the queries"
-    cols = f"columns the keys {_listed(keys)}" if keys else "columns the keys"
-    return f"{rows}, {cols}"
+    rows = (tr("rows are the queries {labels}").format(labels=_listed(queries)) if queries
+            else tr("rows are the queries"))
+    cols = (tr("columns the keys {labels}").format(labels=_listed(keys)) if keys
+            else tr("columns the keys"))
+    return tr("{rows}, {cols}").format(rows=rows, cols=cols)
 
 
 def _heads_weights(weights):

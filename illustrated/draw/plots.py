@@ -6,8 +6,9 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from ._base import (_Figure, _as_tensor, _axes_inches, _check_labels, _alt, _finish, _fmt, _listed,
-                    _new_axes, _value_fontsize)
+from ..words import tr
+from ._base import (_Figure, _alt, _as_tensor, _axes_inches, _check_labels, _editions, _finish,
+                    _fmt, _labels, _listed, _new_axes, _value_fontsize, _words)
 from .palette import INK, MUTED, SERIES, VALUE
 
 
@@ -32,6 +33,7 @@ def _style(ax, title=None, xlabel=None, ylabel=None) -> None:
     ax.set_ylabel(ylabel or "", color=INK)
 
 
+@_editions
 def histograms(samples: dict, bins=50, title=None, xlabel=None, ax=None, layout="auto") -> Figure:
     """Histograms of named 1-D samples, overlaid or side by side.
 
@@ -47,7 +49,8 @@ def histograms(samples: dict, bins=50, title=None, xlabel=None, ax=None, layout=
     """
     if not isinstance(samples, dict) or not samples:
         raise TypeError("samples must be a non-empty dict {name: 1-D tensor}")
-    data = {str(k): _vector(v, f"samples[{k!r}]") for k, v in samples.items()}
+    data = {tr(str(k)): _vector(v, f"samples[{k!r}]") for k, v in samples.items()}
+    title, xlabel = _words(title, xlabel)
     if layout not in ("auto", "overlay", "side"):
         raise ValueError(f"layout must be 'auto', 'overlay' or 'side', got {layout!r}")
     stds = {k: float(v.std()) if v.numel() > 1 else 0.0 for k, v in data.items()}
@@ -60,27 +63,31 @@ def histograms(samples: dict, bins=50, title=None, xlabel=None, ax=None, layout=
     if layout == "overlay":
         fig, ax = _new_axes((6.5, 3.8), ax)
         _overlaid_histograms(ax, data, stds, bins)
-        _style(ax, title, xlabel, "count")
-        return _finish(fig, alt=_histograms_alt(data, stds, "overlaid on one axes", title, xlabel))
+        _style(ax, title, xlabel, tr("count"))
+        return _finish(fig, alt=_histograms_alt(data, stds, tr("overlaid on one axes"), title,
+                                                xlabel))
     fig = _Figure(figsize=(min(10.0, 3.4 * len(data) + 0.4), 3.6), layout="constrained")
     axes = fig.subplots(1, len(data), squeeze=False).flat
     for i, (ax, (name, v)) in enumerate(zip(axes, data.items())):
         ax.hist(v.numpy(), bins=bins, color=SERIES[i % len(SERIES)], alpha=0.8,
                 edgecolor="white", linewidth=0.4)
-        _style(ax, f"{name}\n(std {stds[name]:.3g})", xlabel, "count" if i == 0 else None)
+        _style(ax, tr("{name}\n(std {std})").format(name=name, std=f"{stds[name]:.3g}"), xlabel,
+               tr("count") if i == 0 else None)
     if title:
         fig.suptitle(title, color=INK, fontsize=12)
-    return _finish(fig, alt=_histograms_alt(data, stds, "side by side, each with its own x scale",
-                                            title, xlabel))
+    return _finish(fig, alt=_histograms_alt(
+        data, stds, tr("side by side, each with its own x scale"), title, xlabel))
 
 
 def _histograms_alt(data, stds, layout, title, xlabel) -> str:
     """The alt text of histograms(): which samples, how many values, their spreads."""
-    samples = _listed([f"{name} ({v.numel()} values, std {stds[name]:.3g})"
-                       for name, v in data.items()])
-    return _alt(f"{len(data)} histogram{'s' * (len(data) > 1)} {layout}", title,
-                f"samples: {samples}", f"x axis: {xlabel}" if xlabel else "",
-                "y axis: count")
+    samples = _listed([tr("{name} ({n} values, std {std})").format(
+        name=name, n=v.numel(), std=f"{stds[name]:.3g}") for name, v in data.items()])
+    what = (tr("1 histogram {layout}") if len(data) == 1 else tr("{n} histograms {layout}"))
+    return _alt(what.format(n=len(data), layout=layout), title,
+                tr("samples: {samples}").format(samples=samples),
+                tr("x axis: {label}").format(label=xlabel) if xlabel else "",
+                tr("y axis: count"))
 
 
 def _overlaid_histograms(ax, data, stds, bins) -> None:
@@ -88,10 +95,12 @@ def _overlaid_histograms(ax, data, stds, bins) -> None:
     edges = np.histogram_bin_edges(torch.cat(list(data.values())).numpy(), bins=bins)
     for i, (name, v) in enumerate(data.items()):
         ax.hist(v.numpy(), bins=edges, color=SERIES[i % len(SERIES)], alpha=0.55,
-                label=f"{name} (std {stds[name]:.3g})", edgecolor="white", linewidth=0.4)
+                label=tr("{name} (std {std})").format(name=name, std=f"{stds[name]:.3g}"),
+                edgecolor="white", linewidth=0.4)
     ax.legend(frameon=False, fontsize=9)
 
 
+@_editions
 def bar_values(values, labels=None, title=None, ylabel=None, ax=None, fmt="{:.3f}",
                show_values=True) -> Figure:
     """A bar per number of a 1-D tensor, its value written on the bar (e.g. a softmax).
@@ -106,7 +115,8 @@ def bar_values(values, labels=None, title=None, ylabel=None, ax=None, fmt="{:.3f
     """
     v = _vector(values, "values")
     n = v.numel()
-    names = _check_labels(labels, n, "labels", "values") or [str(i) for i in range(n)]
+    names = _labels(_check_labels(labels, n, "labels", "values")) or [str(i) for i in range(n)]
+    title, ylabel = _words(title, ylabel)
     fig, ax = _new_axes((min(10.0, max(4.5, 0.6 * n + 1.5)), 3.6), ax)
     bars = ax.bar(range(n), v.numpy(), color=VALUE, width=0.7)
     texts = [_fmt(fmt, x) for x in v.tolist()]
@@ -126,10 +136,12 @@ def bar_values(values, labels=None, title=None, ylabel=None, ax=None, fmt="{:.3f
     ax.axhline(0, color=MUTED, linewidth=0.8)
     shown = _listed([f"{name} {text}" for name, text in
                      zip(names, [_fmt(fmt, x) for x in v.tolist()])], limit=12)
-    return _finish(fig, alt=_alt(f"Bar chart of {n} values", title, f"bars: {shown}",
-                                 f"y axis: {ylabel}" if ylabel else ""))
+    return _finish(fig, alt=_alt(tr("Bar chart of {n} values").format(n=n), title,
+                                 tr("bars: {bars}").format(bars=shown),
+                                 tr("y axis: {label}").format(label=ylabel) if ylabel else ""))
 
 
+@_editions
 def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False, logy=False,
               ax=None, marks: dict | None = None) -> Figure:
     """Several named curves against the same ``x``.
@@ -148,7 +160,8 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
     xs = _vector(x, "x")
     if not isinstance(series, dict) or not series:
         raise TypeError("series must be a non-empty dict {name: 1-D values}")
-    curves = {str(k): _vector(v, f"series[{k!r}]") for k, v in series.items()}
+    curves = {tr(str(k)): _vector(v, f"series[{k!r}]") for k, v in series.items()}
+    title, xlabel, ylabel = _words(title, xlabel, ylabel)
     for name, ys in curves.items():
         if ys.numel() != xs.numel():
             raise ValueError(f"series[{name!r}] has {ys.numel()} values but x has {xs.numel()}")
@@ -165,13 +178,19 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
     marked = _marks(ax, marks, logx)
     _style(ax, title, xlabel, ylabel)
     ax.legend(frameon=False, fontsize=9)
-    scales = " and ".join(f"logarithmic {a}" for a, on in (("x", logx), ("y", logy)) if on)
+    scales = {(True, False): "logarithmic x scale", (False, True): "logarithmic y scale",
+              (True, True): "logarithmic x and logarithmic y scale"}.get((bool(logx),
+                                                                         bool(logy)))
+    what = (tr("Line plot of 1 curve over {n} points") if len(curves) == 1 else
+            tr("Line plot of {k} curves over {n} points"))
     return _finish(fig, alt=_alt(
-        f"Line plot of {len(curves)} curve{'s' * (len(curves) > 1)} over {xs.numel()} points",
-        title, f"curves: {_listed(list(curves))}",
-        f"x axis: {xlabel or 'x'} from {_fmt('{:.3g}', float(xs.min()))} to {_fmt('{:.3g}', float(xs.max()))}",
-        f"y axis: {ylabel}" if ylabel else "", f"{scales} scale" if scales else "",
-        f"marked: {marked}" if marked else ""))
+        what.format(k=len(curves), n=xs.numel()), title,
+        tr("curves: {names}").format(names=_listed(list(curves))),
+        tr("x axis: {label} from {lo} to {hi}").format(
+            label=xlabel or "x", lo=_fmt("{:.3g}", float(xs.min())),
+            hi=_fmt("{:.3g}", float(xs.max()))),
+        tr("y axis: {label}").format(label=ylabel) if ylabel else "",
+        tr(scales) if scales else "", tr("marked: {marks}").format(marks=marked) if marked else ""))
 
 
 def _marks(ax, marks, logx) -> str:
@@ -188,9 +207,10 @@ def _marks(ax, marks, logx) -> str:
         if logx and pos <= 0:
             raise ValueError(f"logx=True needs positive marks, marks[{label!r}] = {pos}")
         ax.axvline(pos, color=MUTED, linestyle="--", linewidth=1)
-        ax.annotate(str(label), (pos, 1), xycoords=("data", "axes fraction"),
+        label = tr(str(label))
+        ax.annotate(label, (pos, 1), xycoords=("data", "axes fraction"),
                     xytext=(4, -12), textcoords="offset points", color=INK, fontsize=9)
-        words.append(f"{label} at x = {_fmt('{:.3g}', float(pos))}")
+        words.append(tr("{label} at x = {x}").format(label=label, x=_fmt("{:.3g}", float(pos))))
     return _listed(words)
 
 

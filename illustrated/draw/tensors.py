@@ -13,8 +13,10 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from ._base import (_CELL_IN, _Figure, _as_tensor, _axes_inches, _check_labels, _clean,
-                    _alt, _draw_cells, _finish, _fmt, _listed, _ink_on, _new_axes, _norm, _value_fontsize)
+from ..words import tr
+from ._base import (_CELL_IN, _Figure, _alt, _as_tensor, _axes_inches, _check_labels, _clean,
+                    _draw_cells, _editions, _finish, _fmt, _ink_on, _labels, _listed, _new_axes,
+                    _norm, _value_fontsize, _words)
 from .palette import (DIVERGING, EMBEDDING, INK, KEY, MUTED, OUTPUT, PAPER, QUERY,
                       SEQUENTIAL, VALUE)
 
@@ -26,6 +28,7 @@ def _math(name: str) -> str:
     return f"${name}$" if ("^" in name or "_" in name) and "$" not in name else name
 
 
+@_editions
 def tensor_cells(x, row_labels=None, col_labels=None, title=None, show_values=True,
                  fmt="{:.2f}", cmap=DIVERGING, vmin=None, vmax=None, ax=None,
                  colorbar=False) -> Figure:
@@ -48,8 +51,9 @@ def tensor_cells(x, row_labels=None, col_labels=None, title=None, show_values=Tr
         raise ValueError(f"x must be 1-D (C,) or 2-D (R, C), got shape {tuple(t.shape)}")
     values = t.reshape(1, -1) if t.dim() == 1 else t  # (R, C)
     R, C = values.shape
-    rows = _check_labels(row_labels, R, "row_labels", "rows")
-    cols = _check_labels(col_labels, C, "col_labels", "columns")
+    rows = _labels(_check_labels(row_labels, R, "row_labels", "rows"))
+    cols = _labels(_check_labels(col_labels, C, "col_labels", "columns"))
+    (title,) = _words(title)
     wide = C > _WIDE
     cell_w, cell_h = min(_CELL_IN, (7.0 if colorbar else 8.0) / C), min(_CELL_IN, 6.0 / R)
     label_w = 0.4 + 0.09 * max((len(r) for r in rows or ["00"]), default=2)
@@ -69,11 +73,15 @@ def tensor_cells(x, row_labels=None, col_labels=None, title=None, show_values=Tr
         ax.set_title(title, color=INK, fontsize=11)
     if colorbar:
         fig.colorbar(ScalarMappable(norm, cmap), ax=ax, shrink=0.8, aspect=15)
-    shape = f"a vector of {C} numbers" if t.dim() == 1 else f"a {R} × {C} matrix"
+    what = (tr("Grid of coloured boxes, one per number of a vector of {C} numbers (colour "
+               "shows the value)") if t.dim() == 1 else
+            tr("Grid of coloured boxes, one per number of a {R} × {C} matrix (colour shows "
+               "the value)"))
     return _finish(fig, alt=_alt(
-        f"Grid of coloured boxes, one per number of {shape} (colour shows the value)", title,
-        f"rows: {_listed(rows)}" if rows else "", f"columns: {_listed(cols)}" if cols else "",
-        "each value printed in its box" if size else ""))
+        what.format(R=R, C=C), title,
+        tr("rows: {labels}").format(labels=_listed(rows)) if rows else "",
+        tr("columns: {labels}").format(labels=_listed(cols)) if cols else "",
+        tr("each value printed in its box") if size else ""))
 
 
 def _cell_ticks(ax, rows, cols, R, C, wide) -> None:
@@ -90,6 +98,7 @@ def _cell_ticks(ax, rows, cols, R, C, wide) -> None:
         ax.set_xticks([])
 
 
+@_editions
 def matmul_figure(a, b, c=None, names=("X", "W^Q", "Q"), row_labels=None, show_values=True,
                   title=None) -> Figure:
     """Draw ``A x B = C`` with every operand's real values and its shape below it.
@@ -103,6 +112,7 @@ def matmul_figure(a, b, c=None, names=("X", "W^Q", "Q"), row_labels=None, show_v
         a Figure with one axes. Raises ValueError if the shapes do not chain.
     """
     a, b, c, rows = _matmul_inputs(a, b, c, names, row_labels)
+    rows, (title,) = _labels(rows), _words(title)
     operands, gap = (a, b, c), 1.4  # gap: room for the operator between two matrices
     width = sum(t.shape[1] for t in operands) + 2 * gap
     height = max(t.shape[0] for t in operands) + 1.2  # + room for the shape label
@@ -129,12 +139,12 @@ def matmul_figure(a, b, c=None, names=("X", "W^Q", "Q"), row_labels=None, show_v
     _clean(ax)
     if title:
         ax.set_title(title, color=INK, fontsize=11)
+    a_, b_, c_ = (f"{n} ({t.shape[0]} × {t.shape[1]})" for n, t in zip(names, operands))
     return _finish(fig, alt=_alt(
-        "Matrix product " + " × ".join(f"{n} ({t.shape[0]} × {t.shape[1]})"
-                                       for n, t in zip(names[:2], operands[:2]))
-        + f" = {names[2]} ({c.shape[0]} × {c.shape[1]}), each matrix drawn as coloured boxes",
-        title, f"rows: {_listed(rows)}" if rows else "",
-        "every value printed in its box" if show_values else ""))
+        tr("Matrix product {a} × {b} = {c}, each matrix drawn as coloured boxes").format(
+            a=a_, b=b_, c=c_), title,
+        tr("rows: {labels}").format(labels=_listed(rows)) if rows else "",
+        tr("every value printed in its box") if show_values else ""))
 
 
 def _matmul_inputs(a, b, c, names, row_labels):
@@ -180,6 +190,7 @@ def _attention_inputs(words, x, w_q, w_k, w_v, position):
     return words, x.to(dtype), [w.to(dtype) for w in ws], position % L
 
 
+@_editions
 def self_attention_table(words, x, w_q, w_k, w_v, position=0, title=None) -> Figure:
     """Self-attention for one query word, step by step, as in The Illustrated Transformer.
 
@@ -212,19 +223,21 @@ def self_attention_table(words, x, w_q, w_k, w_v, position=0, title=None) -> Fig
     value_norm = _norm(torch.cat([v, z]), None, None)  # v, softmax × v and z share one scale
     scalar = scores[:, None]  # (L, 1): one number per word
     sections = [  # name, header, colour, values (rows x columns), first row, colour scale
-        ("x", "embedding\nx", EMBEDDING, x, 0, _norm(x, None, None)),
-        ("q", "query\nq", QUERY, q[position:position + 1], position, _norm(q, None, None)),
-        ("k", "key\nk", KEY, k, 0, _norm(k, None, None)),
-        ("v", "value\nv", VALUE, v, 0, value_norm),
-        ("score", "score\nq·k", INK, scalar, 0, None),  # None: numbers in grey boxes
-        ("scaled", f"score\n÷ √{d_k}", INK, scalar / math.sqrt(d_k), 0, None),
+        ("x", tr("embedding\nx"), EMBEDDING, x, 0, _norm(x, None, None)),
+        ("q", tr("query\nq"), QUERY, q[position:position + 1], position, _norm(q, None, None)),
+        ("k", tr("key\nk"), KEY, k, 0, _norm(k, None, None)),
+        ("v", tr("value\nv"), VALUE, v, 0, value_norm),
+        ("score", tr("score\nq·k"), INK, scalar, 0, None),  # None: numbers in grey boxes
+        ("scaled", tr("score\n÷ √{d_k}").format(d_k=d_k), INK, scalar / math.sqrt(d_k), 0, None),
         ("softmax", "softmax\n", INK, weights[0][:, None], 0, "softmax"),
         ("weighted", "softmax\n× v", VALUE, weighted, 0, value_norm),
-        ("z", "sum\nz", OUTPUT, z, position, value_norm),
+        ("z", tr("sum\nz"), OUTPUT, z, position, value_norm),
     ]
-    bands = [("1) project each word into q, k and v", sections[:4]),
-             ("2) score the keys, softmax, weigh the values, sum", sections[4:])]
-    return _draw_table(bands, words, title or f"Self-attention for “{words[position]}”")
+    bands = [(tr("1) project each word into q, k and v"), sections[:4]),
+             (tr("2) score the keys, softmax, weigh the values, sum"), sections[4:])]
+    title = (tr(title) if title else
+             tr("Self-attention for “{word}”").format(word=words[position]))
+    return _draw_table(bands, _labels(words), title)
 
 
 def _draw_table(bands, words, title) -> Figure:
@@ -259,8 +272,9 @@ def _draw_table(bands, words, title) -> Figure:
     steps = [head.replace("\n", " ").strip() for _, sections in bands
              for _, head, *_ in sections]
     return _finish(fig, alt=_alt(
-        f"Table of self-attention, one row per word ({_listed(words)})", title,
-        f"columns from left to right: {_listed(steps, limit=len(steps))}"))
+        tr("Table of self-attention, one row per word ({words})").format(words=_listed(words)),
+        title, tr("columns from left to right: {steps}").format(
+            steps=_listed(steps, limit=len(steps)))))
 
 
 def _draw_scalars(ax, numbers, x0, y0, width, probabilities, unit, gid) -> None:

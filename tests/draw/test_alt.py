@@ -61,3 +61,12 @@ def test_diagrams_alt_quotes_the_sentences():
     assert "“a b”" in draw.black_box("a b", "c").alt_text
     alt = draw.stack_diagram(n_layers=2, highlight="decoder").alt_text
     assert "2 encoder layers" in alt and "decoder part is highlighted" in alt
+
+
+def test_line_plot_alt_names_both_logarithmic_axes_as_before():
+    """The English alt texts are messages of the Chinese pages' catalogues (locales/): a
+    changed wording would leave them untranslated, so it stays as the chapters have it."""
+    from illustrated import draw
+
+    fig = draw.line_plot([1, 2, 4], {"a": [1, 2, 3]}, logx=True, logy=True)
+    assert fig.alt_text.endswith("; logarithmic x and logarithmic y scale.")

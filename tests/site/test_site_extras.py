@@ -134,3 +134,27 @@ def test_the_jupyterlab_vegalite_output_is_skipped_quietly():
     from illustrated.explorers import JUPYTERLAB_MIME
     assert site_extras.VEGALITE_MIME == JUPYTERLAB_MIME
 
+
+
+def test_a_chinese_page_shows_the_chinese_rendering_of_a_figure():
+    """scripts/site_extras.py swaps in the figure's Chinese PNG and alt (issue 31)."""
+    from types import SimpleNamespace
+
+    from myst_nb.core.render import MimeData
+
+    def page(language):
+        settings = SimpleNamespace(env=SimpleNamespace(config=SimpleNamespace(language=language)))
+        return SimpleNamespace(renderer=SimpleNamespace(document=SimpleNamespace(
+            settings=settings)))
+
+    data = MimeData("image/png", "RU4=", output_metadata={"image/png": {
+        "alt": "Heat map.", "zh_CN": {"png": "Wkg=", "alt": "热力图。"}}})
+    render = site_extras._with_alt(lambda self, data: [nodes.image(uri=data.content)])
+    (english,) = render(page("en"), data)
+    (chinese,) = render(page("zh_CN"), data)
+    assert (english["uri"], english["alt"]) == ("RU4=", "Heat map.")
+    assert (chinese["uri"], chinese["alt"]) == ("Wkg=", "热力图。")
+    # An output without a Chinese rendering (not from illustrated.draw) stays as it is.
+    plain = MimeData("image/png", "RU4=", output_metadata={"image/png": {"alt": "A plot."}})
+    (kept,) = render(page("zh_CN"), plain)
+    assert (kept["uri"], kept["alt"]) == ("RU4=", "A plot.")
