@@ -30,8 +30,8 @@ CJK character an English page can show (``english_characters()``): the site's so
 (``site_characters()``: the pages' Markdown and notebooks, outputs included, the
 package's docstrings shown on the API page, and ``CHARACTERS``), the link to the Chinese
 edition at the top of every page ("阅读本页的中文版", taken from scripts/editions.py), the
-pages' scripts (``SCRIPTS``: the live translator's messages, the explorers'), and the
-figures' words (the explorers are drawn in the page's font). ``_static/cjk.css``
+pages' scripts (``SCRIPTS``: the live translator's messages, the explorers').
+Its figures and explorers speak English. ``_static/cjk.css``
 declares it as the family "WQY Web" for CJK code points only (``unicode-range``), so body
 text, headings and MathJax's text in Chinese render on a machine without any CJK font.
 ``tests/site/test_web_font.py`` fails when a page uses a character the committed web
@@ -39,8 +39,9 @@ font lacks: rerun this script.
 
 The Chinese edition uses a thousand characters more; it gets a font of its own,
 ``_static/fonts/wqy-microhei-web-zh.woff2`` (``edition_characters()``: the English pages',
-every translation in ``locales/zh_CN/``, the Chinese pages' switch link, and the Chinese
-of the words Sphinx, the theme and the extensions write on a Chinese page: "搜索",
+every translation in ``locales/zh_CN/``, the Chinese pages' switch link, the figures' and
+explorers' words (their catalogues: the explorers are drawn in the page's font; the
+Chinese alt texts the notebooks keep), and the Chinese of the words Sphinx, the theme and the extensions write on a Chinese page: "搜索",
 "上一页" ...). scripts/editions.py serves it to
 the Chinese pages under the English font's name, so cjk.css is the same for both.
 
@@ -129,31 +130,42 @@ def cjk_characters(text: str) -> set[str]:
     return set(CJK.findall(text))
 
 
-def _strings(node):
-    """Every string inside a JSON value (a notebook: its sources and outputs)."""
+def _strings(node, chinese: bool = False):
+    """Every string inside a JSON value (a notebook: its sources and outputs). A figure's
+    Chinese rendering (its output metadata's ``zh_CN``: alt text, words) is shown only by
+    the Chinese edition: left out, or, with ``chinese``, the only strings kept."""
     if isinstance(node, str):
-        yield node
+        if not chinese:
+            yield node
     elif isinstance(node, dict):
-        for value in node.values():
-            yield from _strings(value)
+        for key, value in node.items():
+            if key == "zh_CN":
+                if chinese:
+                    yield from _strings(value)
+            else:
+                yield from _strings(value, chinese)
     elif isinstance(node, list):
         for value in node:
-            yield from _strings(value)
+            yield from _strings(value, chinese)
 
 
-def source_text(path: Path) -> str:
-    """The text of one site source; a notebook's strings are decoded from its JSON."""
+def source_text(path: Path, chinese: bool = False) -> str:
+    """The text of one site source; a notebook's strings are decoded from its JSON (with
+    ``chinese``: only its figures' Chinese words, see ``_strings``)."""
     text = path.read_text(encoding="utf-8")
-    return "\n".join(_strings(json.loads(text))) if path.suffix == ".ipynb" else text
+    if path.suffix == ".ipynb":
+        return "\n".join(_strings(json.loads(text), chinese))
+    return "" if chinese else text
 
 
-def site_characters(root: Path = ROOT) -> set[str]:
-    """Every CJK character of the site's sources and of ``CHARACTERS``."""
-    found = cjk_characters(CHARACTERS)
+def site_characters(root: Path = ROOT, chinese: bool = False) -> set[str]:
+    """Every CJK character of the site's sources and of ``CHARACTERS`` (with ``chinese``:
+    of the notebooks' Chinese figure words only)."""
+    found = set() if chinese else cjk_characters(CHARACTERS)
     for pattern in SITE_SOURCES:
         for path in root.glob(pattern):
             if not any(part.startswith((".", "_build")) for part in path.relative_to(root).parts):
-                found |= cjk_characters(source_text(path))
+                found |= cjk_characters(source_text(path, chinese))
     return found
 
 
@@ -170,21 +182,24 @@ def switch_link(chinese: bool) -> str:
 
 def english_characters(root: Path = ROOT) -> set[str]:
     """Every CJK character an English page can show: the site's sources', the switch link's
-    to the Chinese edition, the pages' scripts' (``SCRIPTS``) and the figures' words."""
+    to the Chinese edition and the pages' scripts' (``SCRIPTS``). Its figures and explorers
+    show English words: the figures' catalogues are the Chinese edition's."""
     found = site_characters(root) | cjk_characters(switch_link(chinese=False))
     for pattern in SCRIPTS:
         for path in root.glob(pattern):
             found |= cjk_characters(path.read_text(encoding="utf-8"))
-    return found | cjk_characters("".join(figure_characters(root)))
+    return found
 
 
 def edition_characters(root: Path = ROOT) -> set[str]:
     """Every CJK character of the Chinese edition: the English pages' (``english_characters``),
-    the translations', the Chinese pages' switch link and the translated words of Sphinx,
-    the theme and the extensions."""
+    the translations', the Chinese pages' switch link, the figures' and explorers' words
+    (their catalogues, and the Chinese alt texts the notebooks keep) and the translated
+    words of Sphinx, the theme and the extensions."""
     import sphinx
 
     found = english_characters(root) | cjk_characters(switch_link(chinese=True))
+    found |= cjk_characters("".join(figure_characters(root))) | site_characters(root, True)
     for path in root.glob(ZH_CATALOGUES):
         found |= cjk_characters(path.read_text(encoding="utf-8"))
     packages = Path(sphinx.__file__).resolve().parent.parent

@@ -24,6 +24,18 @@ def test_site_characters_reads_notebook_strings(tmp_path):
     assert {"人", "工"} <= subset_font.site_characters(tmp_path)
 
 
+def test_a_figures_chinese_words_are_the_chinese_editions_only(tmp_path):
+    """A figure's output keeps its Chinese rendering's alt text in the metadata's zh_CN:
+    shown by the Chinese pages only, so counted for the Chinese font, not the English."""
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "chapters" / "x.ipynb").write_text(
+        '{"cells": [{"source": ["\u4eba"], "outputs": [{"metadata": {"image/png": '
+        '{"alt": "A map.", "zh_CN": {"alt": "\u70ed\u529b\u56fe"}}}}]}]}')
+    assert subset_font.site_characters(tmp_path) == {"人"} | set(subset_font.cjk_characters(
+        subset_font.CHARACTERS))
+    assert subset_font.site_characters(tmp_path, chinese=True) == {"热", "力", "图"}
+
+
 def missing_from(font: Path, characters) -> str:
     """The characters of ``characters`` that ``font`` has no glyph for, sorted."""
     cmap = TTFont(font).getBestCmap()
@@ -64,8 +76,9 @@ def test_figure_characters_are_the_catalogues_translations(tmp_path):
 
 
 def test_figure_font_holds_every_cjk_character_of_the_figures_catalogues():
-    """Static figures draw their Chinese words with the package's font."""
-    words = subset_font.cjk_characters("".join(subset_font.figure_characters()))
+    """Static figures draw their Chinese words with the package's font, their Greek letters,
+    subscripts and signs (τ, √, −) included."""
+    words = {c for c in subset_font.figure_characters() if not c.isspace()}
     missing = missing_from(subset_font.TARGET, words | subset_font.cjk_characters(
         subset_font.CHARACTERS))
     assert not missing, (f"{subset_font.TARGET.name} lacks {missing} of the figures' "
