@@ -37,6 +37,7 @@ then it fails.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import functools
 import http.server
 import os
@@ -344,40 +345,75 @@ def launch(playwright):
                                       env={**os.environ, "FONTCONFIG_FILE": str(fonts)})
 
 
+def check_pages(context, origin: str, names, shots: Path, full: bool, seen: dict) -> list[str]:
+    """Open each page of ``names`` (an iterator that other readers may share) in ``context``
+    and apply the page rules; ``seen[name]`` gets its ids and links for the link rule."""
+    problems = []
+    for name in names:
+        page_log = []
+        page = open_page(context, origin, name, page_log)
+        page.goto(f"{origin}/{name}", wait_until="load")
+        found = inspect(page)
+        seen[name] = (set(found["ids"]), found["links"])
+        target = shots / name.replace(".html", ".png")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # The first screen; whole pages on request (they took half a minute more).
+        page.screenshot(path=str(target), full_page=full)
+        problems += page_problems(name, found) + check_solutions(page, name)
+        if page.query_selector(".solution"):  # their text, now shown: drawn?
+            problems += [f"{name}: tofu: {t} (in an opened solution)"
+                         for t in page.evaluate(TOFU_JS) if t not in found["tofu"]]
+        problems += page_log
+        page.close()
+    return problems
+
+
+# Two readers at once, each in a browser of its own: one starts with the interactive checks,
+# both then take the next page not yet opened. A page mostly waits (for its fonts, MathJax,
+# the live translator's model): on 2 cores the stage took 162 s with one reader.
+READERS = 2
+
+
 def check_site(html_dir: Path, shots: Path, full: bool = False) -> list[str]:
+    import queue
+
     from playwright.sync_api import sync_playwright
 
     server, origin = serve(html_dir)
-    problems, ids_by_page, links_by_page = [], {}, {}
-    shutil.rmtree(shots, ignore_errors=True)
-    try:
-        with sync_playwright() as p:
+    seen: dict = {}
+    pages: queue.SimpleQueue = queue.SimpleQueue()
+    for name in html_pages(html_dir):
+        pages.put(name)
+
+    def next_pages():
+        while True:
+            try:
+                yield pages.get_nowait()
+            except queue.Empty:
+                return
+
+    def reader(first: bool) -> list[str]:
+        problems = []
+        with sync_playwright() as p:  # one per thread: playwright's sync API is per thread
             browser = launch(p)
             context = browser.new_context(viewport={"width": 1280, "height": 900})
-            for name in html_pages(html_dir):
-                page_log = []
-                page = open_page(context, origin, name, page_log)
-                page.goto(f"{origin}/{name}", wait_until="load")
-                found = inspect(page)
-                ids_by_page[name], links_by_page[name] = set(found["ids"]), found["links"]
-                target = shots / name.replace(".html", ".png")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                # The first screen; whole pages on request (they took half a minute more).
-                page.screenshot(path=str(target), full_page=full)
-                problems += page_problems(name, found) + check_solutions(page, name)
-                if page.query_selector(".solution"):  # their text, now shown: drawn?
-                    problems += [f"{name}: tofu: {t} (in an opened solution)"
-                                 for t in page.evaluate(TOFU_JS) if t not in found["tofu"]]
-                problems += page_log
-                page.close()
-            # Interactive checks (scripts/browser_checks/*.py): a reader's typing and dragging.
-            for check in interactive_checks():
-                problems += check(context, origin, html_dir)
+            if first:  # scripts/browser_checks/*.py: a reader's typing and dragging
+                for check in interactive_checks():
+                    problems += check(context, origin, html_dir)
+            problems += check_pages(context, origin, next_pages(), shots, full, seen)
             browser.close()
+        return problems
+
+    shutil.rmtree(shots, ignore_errors=True)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(READERS) as pool:
+            found = [pool.submit(reader, i == 0) for i in range(READERS)]
+            problems = [p for f in found for p in f.result()]
     finally:
         server.shutdown()
-    for name, links in links_by_page.items():
-        problems += link_problems(name, links, ids_by_page, html_dir)
+    ids_by_page = {name: ids for name, (ids, _) in seen.items()}
+    for name in sorted(seen):
+        problems += link_problems(name, seen[name][1], ids_by_page, html_dir)
     return problems
 
 
