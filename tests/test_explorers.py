@@ -234,10 +234,12 @@ def test_both_editions_draw_the_same_data_with_the_same_controls(made):
 
 
 def test_the_beam_title_is_a_template_filled_after_translation():
-    explorer = explorers.beam_explorer(LEVELS, title="Beam search, beam_size = 2, on “{sentence}”",
+    title = "Beam search, beam_size = 2, on “{sentence}”"
+    explorer = explorers.beam_explorer(LEVELS, title=title,
                                        title_fields={"sentence": "je suis étudiant"})
     assert explorer.spec["title"] == "Beam search, beam_size = 2, on “je suis étudiant”"
-    assert explorer.editions["zh_CN"].spec["title"] == "束搜索（beam_size = 2）：“je suis étudiant”"
+    assert explorer.editions["zh_CN"].spec["title"] == \
+        "束搜索（beam_size = 2）：“je suis étudiant”"
 
 
 def test_every_translation_keeps_the_fields_of_its_message():

@@ -108,7 +108,8 @@ def scaling_explorer(max_log2_d_k: int = 10, S: int = 16, seed: int = 0) -> Expl
             rows += [{"log2_d_k": n, "scaling": name, "key": j + 1, "weight": w}
                      for j, w in enumerate(weights.tolist())]
     d_k = alt.param(name="log2_d_k", value=min(6, max_log2_d_k),
-                    bind=alt.binding_range(min=0, max=max_log2_d_k, step=1, name=tr("log₂ d_k") + " "))
+                    bind=alt.binding_range(min=0, max=max_log2_d_k, step=1,
+                                           name=tr("log₂ d_k") + " "))
     base = alt.Chart(_frame(rows)).transform_filter("datum.log2_d_k == log2_d_k")
     panels = [base.transform_filter(f"datum.scaling == '{name}'")
               .mark_bar(color=color).encode(

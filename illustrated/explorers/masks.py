@@ -60,11 +60,14 @@ def mask_explorer(width: int = 8) -> Explorer:
     if width > 12:
         raise ValueError(f"width must be at most 12 tokens, got {width}")
     src = alt.param(name="src_len", value=min(5, width),
-                    bind=alt.binding_range(min=1, max=width, step=1, name=tr("source length") + " "))
+                    bind=alt.binding_range(min=1, max=width, step=1,
+                                           name=tr("source length") + " "))
     tgt = alt.param(name="tgt_len", value=min(3, width),
-                    bind=alt.binding_range(min=1, max=width, step=1, name=tr("target length") + " "))
+                    bind=alt.binding_range(min=1, max=width, step=1,
+                                           name=tr("target length") + " "))
     base = alt.Chart(_frame(_mask_rows(width)))
-    color = alt.Color("cell:N", title=None, legend=alt.Legend(orient="bottom", **_labels(MASK_CELLS)),
+    color = alt.Color("cell:N", title=None,
+                      legend=alt.Legend(orient="bottom", **_labels(MASK_CELLS)),
                       scale=alt.Scale(domain=MASK_CELLS, range=[KEY, MUTED, INK]))
     panels = []
     for panel, title in MASK_PANELS.items():
