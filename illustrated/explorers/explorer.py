@@ -29,7 +29,7 @@ class Explorer:
 
     Its words are the edition's that was current when it was made (``illustrated.words``);
     ``editions`` holds the same explorer in the words of the book's other editions (the
-    explorer functions fill it, :func:`in_every_edition`), which its Jupyter output carries
+    explorer functions fill it, ``in_every_edition``), which its Jupyter output carries
     in its metadata for the Chinese build (scripts/explorer_editions.py).
 
     Args:
