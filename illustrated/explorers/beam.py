@@ -94,8 +94,7 @@ def beam_explorer(levels, title: str | None = None, title_fields: dict | None = 
         x=x, y=y, text=alt.Text("score:Q", format=".2f"))
     height = 60 * max(len(level) for level in levels)
     chart = (links + boxes + words + scores).add_params(step).properties(
-        width=80 * (last + 1), height=height,
-        title=_title(title, title_fields)
+        width=80 * (last + 1), height=height, title=_title(title, title_fields)
     ).configure_view(stroke=None)
     rounded = [[[parent, word, round(float(score), 2) + 0.0, state]  # as shown, on any CPU
                 for parent, word, score, state in level] for level in levels]
