@@ -21,6 +21,11 @@ const MESSAGES = {
   },
 };
 const WORDS = document.documentElement.lang.startsWith("zh") ? MESSAGES.zh : MESSAGES.en;
+// The charts' text: the site's CJK web font first (_static/cjk.css: "WQY Web", for CJK code
+// points only), then Vega's default. Vega writes its own font-family on every SVG text, so
+// without this a Chinese title is tofu on a machine without CJK fonts; Latin text is drawn
+// as before.
+const CHART_FONT = '"WQY Web", sans-serif';
 
 function say(div, text) {
   // One line in place of the note: what went wrong, or nothing once drawn.
@@ -45,7 +50,8 @@ async function draw(div) {
   div.insertBefore(chart, div.firstChild);
   try {
     // SVG: sharp at any zoom; no action menu (it links to vega's online editor).
-    const result = await window.vegaEmbed(chart, spec, {renderer: "svg", actions: false});
+    const result = await window.vegaEmbed(chart, spec, {renderer: "svg", actions: false,
+                                                    config: {font: CHART_FONT}});
     div.vegaView = result.view;
     div.querySelector(".vl-explorer-note")?.remove();
     div.dataset.state = "ready";

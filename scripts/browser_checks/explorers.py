@@ -14,7 +14,8 @@ the keyboard or pick an option, read again, and check that
 The Chinese edition (``zh/``) is checked the same way (its explorers draw the same data),
 and its explorers must show Chinese: every title, axis and legend title and label, control
 name, alt text (``aria-label``) and message holds Chinese and no English word but the
-formulas' symbols and the keys' names (``SYMBOLS``).
+formulas' symbols and the keys' names (``SYMBOLS``); the chart draws Chinese in the site's
+CJK web font.
 
 Then the polite degradation, in both editions: with the vendor scripts unreachable each
 explorer says in one line that they are missing, and without JavaScript its note for such
@@ -56,6 +57,12 @@ WORDS_JS = r"""
 div => [...div.querySelectorAll(
     "svg .role-title text, svg .role-axis text, svg .role-legend text, .vega-bind-name")]
   .map(e => e.textContent).concat([div.getAttribute("aria-label")])
+"""
+# The font families of the chart's texts that hold Chinese: each must name the site's CJK
+# web font ("WQY Web", _static/cjk.css), or a reader without CJK fonts sees tofu.
+CJK_FONTS_JS = r"""
+div => [...div.querySelectorAll("svg text")].filter(e => /[\u4e00-\u9fff]/.test(e.textContent))
+  .map(e => getComputedStyle(e).fontFamily)
 """
 # Words an explorer shows in either edition: symbols of its formulas, names of chapter 2's keys.
 SYMBOLS = {"softmax", "log", "sin", "cos", "PE", "pos", "d_k", "d_model", "beam_size",
@@ -206,6 +213,10 @@ def check_explorer(context, origin, page_name, kind) -> list[str]:
                         ".textContent).usermeta.explorer")
     problems = (chinese_shown(page_name, kind, div.evaluate(WORDS_JS))
                 if page_name.startswith(ZH) else [])
+    families = div.evaluate(CJK_FONTS_JS)
+    if any("WQY Web" not in family for family in families):
+        problems.append(f"{page_name}: explorer: {kind} draws Chinese in {families[0]!r}, "
+                        "without the site's CJK web font \"WQY Web\"")
     before = div.evaluate(MARKS_JS)
     shows_expected, setting = MOVES[kind](div, meta)
     page.wait_for_timeout(300)  # vega re-renders asynchronously
