@@ -239,7 +239,7 @@ def test_the_beam_title_is_a_template_filled_after_translation():
                                        title_fields={"sentence": "je suis étudiant"})
     assert explorer.spec["title"] == "Beam search, beam_size = 2, on “je suis étudiant”"
     assert explorer.editions["zh_CN"].spec["title"] == \
-        "束搜索（beam_size = 2）：“je suis étudiant”"
+        "对“je suis étudiant”做束搜索，beam_size = 2"  # as the figure's (draw.po)
 
 
 def test_every_translation_keeps_the_fields_of_its_message():
@@ -254,6 +254,22 @@ def test_every_translation_keeps_the_fields_of_its_message():
         assert sorted(fields.findall(message.string)) == sorted(fields.findall(message.id)), \
             f"explorers.po: {message.id!r} has the fields {fields.findall(message.id)}, " \
             f"its translation {fields.findall(message.string)}"
+
+
+def test_a_message_other_catalogues_hold_too_has_the_same_translation():
+    """tr reads every catalogue of illustrated/locale/zh_CN as one: a msgid the figures'
+    catalogue (draw.po) holds too must say the same there, or one of them reads wrong."""
+    from babel.messages.pofile import read_po
+
+    seen: dict[str, tuple[str, str]] = {}
+    for path in sorted((LOCALE / "zh_CN").glob("*.po")):
+        with path.open("rb") as file:
+            for message in read_po(file):
+                if message.id and message.string:
+                    other = seen.setdefault(message.id, (path.name, message.string))
+                    assert other[1] == message.string, \
+                        f"{message.id!r} is {other[1]!r} in {other[0]}, {message.string!r} in " \
+                        f"{path.name}"
 
 
 class _Renderer:
