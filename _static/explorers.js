@@ -6,6 +6,27 @@
 // scripts/site_extras.py loads this module, after vega, vega-lite and vega-embed, only on
 // pages that have an explorer. The drawn view is kept on the div (div.vegaView) so that the
 // browser check (scripts/browser_checks/explorers.py) can read what the chart shows.
+// The words this script writes follow the page's language (<html lang="zh-CN"> on the
+// Chinese edition, whose explorers come in Chinese: scripts/explorer_editions.py).
+const MESSAGES = {
+  en: {
+    missing: "This explorer cannot run: the site's copy of vega-embed (_static/vendor/) " +
+             "is missing; rebuild the book with npm installed (make book).",
+    failed: "This explorer could not be drawn: ",
+  },
+  zh: {
+    missing: "交互演示无法运行：网站自带的 vega-embed（_static/vendor/）缺失；" +
+             "请在装好 npm 后重新构建本书（make book）。",
+    failed: "交互演示未能画出：",
+  },
+};
+const WORDS = document.documentElement.lang.startsWith("zh") ? MESSAGES.zh : MESSAGES.en;
+// The charts' text: the site's CJK web font first (_static/cjk.css: "WQY Web", for CJK code
+// points only), then Vega's default. Vega writes its own font-family on every SVG text, so
+// without this a Chinese title is tofu on a machine without CJK fonts; Latin text is drawn
+// as before.
+const CHART_FONT = '"WQY Web", sans-serif';
+
 function say(div, text) {
   // One line in place of the note: what went wrong, or nothing once drawn.
   let note = div.querySelector(".vl-explorer-note");
@@ -21,8 +42,7 @@ async function draw(div) {
   // Explorer.to_json: the spec, inert JSON inside the div.
   const spec = JSON.parse(div.querySelector('script[type="application/json"]').textContent);
   if (typeof window.vegaEmbed !== "function") {
-    say(div, "This explorer cannot run: the site's copy of vega-embed (_static/vendor/) " +
-             "is missing; rebuild the book with npm installed (make book).");
+    say(div, WORDS.missing);
     div.dataset.state = "missing";
     return;
   }
@@ -30,12 +50,13 @@ async function draw(div) {
   div.insertBefore(chart, div.firstChild);
   try {
     // SVG: sharp at any zoom; no action menu (it links to vega's online editor).
-    const result = await window.vegaEmbed(chart, spec, {renderer: "svg", actions: false});
+    const result = await window.vegaEmbed(chart, spec, {renderer: "svg", actions: false,
+                                                    config: {font: CHART_FONT}});
     div.vegaView = result.view;
     div.querySelector(".vl-explorer-note")?.remove();
     div.dataset.state = "ready";
   } catch (err) {
-    say(div, "This explorer could not be drawn: " + err.message);
+    say(div, WORDS.failed + err.message);
     div.dataset.state = "failed";
     console.error(err);
   }

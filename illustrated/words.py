@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 EDITIONS = ("en", "zh_CN")
-_LOCALE = Path(__file__).parent / "locale"
+LOCALE = Path(__file__).parent / "locale"  # LOCALE / language / "*.po": the catalogues
 _edition = contextvars.ContextVar("edition", default="en")
 _missed = contextvars.ContextVar("missed", default=None)
 _FIELD = re.compile(r"\{(\w*)\}")
@@ -93,7 +93,7 @@ def _catalogue(language: str):
     from babel.messages.pofile import read_po
 
     messages: dict[str, str] = {}
-    for path in sorted((_LOCALE / language).glob("*.po")):
+    for path in sorted((LOCALE / language).glob("*.po")):
         with path.open("rb") as handle:
             for message in read_po(handle):
                 if message.id and isinstance(message.id, str) and message.string \

@@ -9,8 +9,10 @@ import sys
 
 import pytest
 import torch
+from myst_nb.core.render import MimeData
 
 from illustrated import explorers
+from illustrated.words import EDITIONS, LOCALE
 from illustrated.attention import scaled_dot_product_attention
 from illustrated.model import make_std_masks
 from illustrated.positional import sinusoidal_encoding
@@ -127,8 +129,9 @@ def test_the_spec_is_deterministic_across_processes(made):
 
 def test_mimebundle_html_is_inert_and_carries_the_spec(made):
     explorer = made["masks"]
-    bundle = explorer._repr_mimebundle_()
+    bundle, metadata = explorer._repr_mimebundle_()
     assert set(bundle) == {"text/html", explorers.JUPYTERLAB_MIME, "text/plain"}
+    assert metadata == {"text/html": {"zh_CN": explorer.editions["zh_CN"].to_html()}}
     html = bundle["text/html"]
     assert html.startswith('<div class="vl-explorer" data-explorer="masks"')
     scripts = re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S)
@@ -150,6 +153,146 @@ def test_importing_the_package_does_not_import_altair():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True).stdout.strip()
     assert out == "False"
+
+
+# ---------------------------------------------------------------- the Chinese edition
+# Words a chart may show in any edition: symbols of the formulas, names of the keys.
+SYMBOLS = {"softmax", "log", "sin", "cos", "PE", "pos", "d_k", "d_model", "beam_size",
+           "JavaScript", "Bob", "Cesus", "Bylan"}
+LITERAL = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+def shown_words(explorer) -> list[str]:
+    """Every text in words the explorer shows: titles (and the text of title expressions),
+    axis and legend titles, labels a ``labelExpr`` gives, control names, alt text, note."""
+    found = [explorer.alt_text, explorer.note]
+
+    def text(value):
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict) and "expr" in value:
+            found.extend(LITERAL.findall(value["expr"]))
+        elif isinstance(value, dict):
+            text(value.get("text"))
+
+    def walk(node):
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        if not isinstance(node, dict):
+            return
+        for key, value in node.items():
+            if key in ("datasets", "usermeta"):
+                continue
+            if key == "title":
+                text(value)
+            elif key == "labelExpr":  # datum.label == 'English' ? 'shown' : ...
+                found.extend(LITERAL.findall(value)[1::2])
+            elif key == "bind":
+                text(value.get("name"))
+            walk(value)
+    walk(explorer.spec)
+    return found
+
+
+def english_words(texts) -> set[str]:
+    return {w for t in texts for w in re.findall(r"[A-Za-z_]{2,}", t)} - SYMBOLS
+
+
+def test_every_explorer_comes_with_its_chinese_edition(made):
+    assert EDITIONS == ("en", "zh_CN")
+    for name, explorer in made.items():
+        assert list(explorer.editions) == ["zh_CN"], name
+        zh = explorer.editions["zh_CN"]
+        assert not english_words(shown_words(zh)), (name, english_words(shown_words(zh)))
+        assert all(re.search(r"[\u4e00-\u9fff]", t) for t in
+                   [zh.alt_text, zh.note, json.dumps(zh.spec, ensure_ascii=False)]), name
+
+
+def test_the_english_edition_shows_no_chinese(made):
+    for name, explorer in made.items():
+        assert not re.search(r"[\u3000-\u9fff\uff00-\uffef]",
+                             "".join(shown_words(explorer))), name
+
+
+def controls(explorer) -> list[dict]:
+    """The explorer's parameters without the names shown beside their controls."""
+    return [{**param, "bind": {k: v for k, v in param.get("bind", {}).items() if k != "name"}}
+            for param in explorer.spec["params"]]
+
+
+def test_both_editions_draw_the_same_data_with_the_same_controls(made):
+    """One computation: the same rows, the same inputs, the same parameters and filters;
+    only words differ."""
+    for name, explorer in made.items():
+        zh = explorer.editions["zh_CN"]
+        assert zh.spec["datasets"] == explorer.spec["datasets"], name
+        assert zh.spec["usermeta"] == explorer.spec["usermeta"], name
+        assert controls(zh) == controls(explorer), name
+        filters = re.compile(r'"filter": "[^"]*"')
+        assert filters.findall(zh.to_json()) == filters.findall(explorer.to_json()), name
+
+
+def test_the_beam_title_is_a_template_filled_after_translation():
+    title = "Beam search, beam_size = 2, on “{sentence}”"
+    explorer = explorers.beam_explorer(LEVELS, title=title,
+                                       title_fields={"sentence": "je suis étudiant"})
+    assert explorer.spec["title"] == "Beam search, beam_size = 2, on “je suis étudiant”"
+    assert explorer.editions["zh_CN"].spec["title"] == \
+        "对“je suis étudiant”做束搜索，beam_size = 2"  # as the figure's (draw.po)
+
+
+def test_every_translation_keeps_the_fields_of_its_message():
+    from babel.messages.pofile import read_po
+
+    fields = re.compile(r"\{[^{}]*\}")
+    with (LOCALE / "zh_CN" / "explorers.po").open("rb") as file:
+        catalogue = [m for m in read_po(file) if m.id]
+    assert len(catalogue) > 30  # the catalogue was read
+    for message in catalogue:
+        assert message.string, f"explorers.po: {message.id!r} has no translation"
+        assert sorted(fields.findall(message.string)) == sorted(fields.findall(message.id)), \
+            f"explorers.po: {message.id!r} has the fields {fields.findall(message.id)}, " \
+            f"its translation {fields.findall(message.string)}"
+
+
+def test_a_message_other_catalogues_hold_too_has_the_same_translation():
+    """tr reads every catalogue of illustrated/locale/zh_CN as one: a msgid the figures'
+    catalogue (draw.po) holds too must say the same there, or one of them reads wrong."""
+    from babel.messages.pofile import read_po
+
+    seen: dict[str, tuple[str, str]] = {}
+    for path in sorted((LOCALE / "zh_CN").glob("*.po")):
+        with path.open("rb") as file:
+            for message in read_po(file):
+                if message.id and message.string:
+                    other = seen.setdefault(message.id, (path.name, message.string))
+                    assert other[1] == message.string, \
+                        f"{message.id!r} is {other[1]!r} in {other[0]}, {message.string!r} in " \
+                        f"{path.name}"
+
+
+class _Renderer:
+    """What scripts/explorer_editions.py reads of MyST-NB's renderer: the build's language."""
+
+    def __init__(self, language):
+        config = type("Config", (), {"language": language})()
+        self.renderer = type("R", (), {"sphinx_env": type("Env", (), {"config": config})()})()
+
+
+def test_the_chinese_build_renders_the_chinese_html(made):
+    sys.path.insert(0, "scripts")
+    import explorer_editions
+
+    bundle, metadata = made["beam"]._repr_mimebundle_()
+    data = MimeData("text/html", bundle["text/html"], output_metadata=metadata)
+    zh = explorer_editions._render_text_html(_Renderer("zh_CN"), data)
+    en = explorer_editions._render_text_html(_Renderer("en"), data)
+    assert zh[0].astext() == made["beam"].editions["zh_CN"].to_html()
+    assert en[0].astext() == bundle["text/html"]
+    plain = MimeData("text/html", "<p>table</p>")  # an output without editions
+    assert explorer_editions._render_text_html(_Renderer("zh_CN"), plain)[0].astext() == \
+        "<p>table</p>"
 
 
 # ---------------------------------------------------------------- bad input

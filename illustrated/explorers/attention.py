@@ -7,7 +7,9 @@ import torch
 from .._checks import check_positive_int, check_tensor
 from ..attention import scaled_dot_product_attention
 from ..draw.palette import ACCENT, INK, KEY, QUERY
-from .explorer import DIGITS, PANEL, Explorer, _check_grid, _explorer, _frame
+from ..words import tr
+from .explorer import (DIGITS, PANEL, Explorer, _check_grid, _explorer, _frame, _labels,
+                       _listing, _text_expr, in_every_edition)
 
 # ------------------------------------------------------------------ chapter 2: temperature
 def temperature_weights(scores: torch.Tensor, tau: float) -> torch.Tensor:
@@ -20,6 +22,7 @@ def temperature_weights(scores: torch.Tensor, tau: float) -> torch.Tensor:
     return weights.mul(10**DIGITS).round().div(10**DIGITS)
 
 
+@in_every_edition
 def temperature_explorer(scores: torch.Tensor, labels, log10_taus=None) -> Explorer:
     """Drag the temperature τ of a softmax and watch its weights (chapter 2).
 
@@ -45,23 +48,24 @@ def temperature_explorer(scores: torch.Tensor, labels, log10_taus=None) -> Explo
     step = round(grid[1] - grid[0], 6) if len(grid) > 1 else 1
     tau = alt.param(name="log10_tau", value=0.0 if 0.0 in grid else grid[0],
                     bind=alt.binding_range(min=grid[0], max=grid[-1], step=step,
-                                           name="log₁₀ τ "))
+                                           name=tr("log₁₀ τ") + " "))
     base = alt.Chart(_frame(rows)).transform_filter(
         "abs(datum.log10_tau - log10_tau) < 1e-9")
-    x = alt.X("key:N", sort=labels, title=None, axis=alt.Axis(labelAngle=0))
+    x = alt.X("key:N", sort=labels, title=None, axis=alt.Axis(labelAngle=0, **_labels(labels)))
     bars = base.mark_bar(color=KEY).encode(
-        x=x, y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"))
+        x=x, y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title=tr("weight")))
     text = base.mark_text(dy=-8, color=INK).encode(
         x=x, y="weight:Q", text=alt.Text("weight:Q", format=".3f"))
-    title = alt.Title(alt.ExprRef("'Softmax weights at τ = ' + format(pow(10, log10_tau), '.3~g')"))
+    title = alt.Title(alt.ExprRef(_text_expr(
+        "Softmax weights at τ = {tau}", {"tau": "format(pow(10, log10_tau), '.3~g')"})))
     chart = (bars + text).add_params(tau).properties(width=PANEL[0], height=PANEL[1],
                                                      title=title)
     inputs = {"scores": [float(s) for s in scores.tolist()], "labels": labels,
               "param": "log10_tau"}
-    return _explorer(chart, "temperature", inputs,
-                     f"Bars of the softmax weights of {len(labels)} keys "
-                     f"({', '.join(labels)}); a slider sets the temperature τ from "
-                     f"{10**grid[0]:g} to {10**grid[-1]:g}.")
+    return _explorer(chart, "temperature", inputs, tr(
+        "Bars of the softmax weights of {n} keys ({keys}); a slider sets the temperature τ "
+        "from {low:g} to {high:g}.").format(n=len(labels), keys=_listing(map(tr, labels)),
+                                             low=10**grid[0], high=10**grid[-1]))
 
 
 # ------------------------------------------------------------------ chapter 4: √d_k
@@ -84,6 +88,7 @@ def scaling_weights(d_k: int, S: int = 16, seed: int = 0) -> tuple[torch.Tensor,
     return unscaled[0].mul(scale).round().div(scale), scaled[0].mul(scale).round().div(scale)
 
 
+@in_every_edition
 def scaling_explorer(max_log2_d_k: int = 10, S: int = 16, seed: int = 0) -> Explorer:
     """Drag the key width d_k from 1 to ``2**max_log2_d_k`` and watch one row of softmax
     weights saturate without the √d_k scaling and stay spread with it (chapter 4).
@@ -96,27 +101,28 @@ def scaling_explorer(max_log2_d_k: int = 10, S: int = 16, seed: int = 0) -> Expl
     check_positive_int(max_log2_d_k, "max_log2_d_k")
     if max_log2_d_k > 14:
         raise ValueError(f"max_log2_d_k must be at most 14 (d_k = 16384), got {max_log2_d_k}")
-    names = {"unscaled": "softmax(q·k), no scaling", "scaled": "softmax(q·k / √d_k)"}
+    names = {"unscaled": tr("softmax(q·k), no scaling"), "scaled": tr("softmax(q·k / √d_k)")}
     rows = []
     for n in range(max_log2_d_k + 1):
         for name, weights in zip(names, scaling_weights(2**n, S, seed)):
             rows += [{"log2_d_k": n, "scaling": name, "key": j + 1, "weight": w}
                      for j, w in enumerate(weights.tolist())]
     d_k = alt.param(name="log2_d_k", value=min(6, max_log2_d_k),
-                    bind=alt.binding_range(min=0, max=max_log2_d_k, step=1, name="log₂ d_k "))
+                    bind=alt.binding_range(min=0, max=max_log2_d_k, step=1,
+                                           name=tr("log₂ d_k") + " "))
     base = alt.Chart(_frame(rows)).transform_filter("datum.log2_d_k == log2_d_k")
     panels = [base.transform_filter(f"datum.scaling == '{name}'")
               .mark_bar(color=color).encode(
-                  x=alt.X("key:O", title="key", axis=alt.Axis(labelAngle=0)),
-                  y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title="weight"))
+                  x=alt.X("key:O", title=tr("key"), axis=alt.Axis(labelAngle=0)),
+                  y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title=tr("weight")))
               .properties(width=PANEL[0] * 0.8, height=PANEL[1], title=title)
               for (name, title), color in zip(names.items(), [ACCENT, QUERY])]
-    title = alt.Title(alt.ExprRef(f"'One query, {S} random keys of width d_k = ' + "
-                                  "pow(2, log2_d_k)"))
+    title = alt.Title(alt.ExprRef(_text_expr(
+        "One query, {S} random keys of width d_k = {d_k}", {"d_k": "pow(2, log2_d_k)"}, S=S)))
     chart = alt.hconcat(*panels).add_params(d_k).properties(title=title)
-    return _explorer(chart, "scaling", {"S": S, "seed": seed, "param": "log2_d_k"},
-                     f"Two bar charts of the softmax weights of one query over {S} random "
-                     "keys, without and with the division by √d_k; a slider sets d_k from 1 "
-                     f"to {2**max_log2_d_k}.")
+    return _explorer(chart, "scaling", {"S": S, "seed": seed, "param": "log2_d_k"}, tr(
+        "Two bar charts of the softmax weights of one query over {S} random keys, without "
+        "and with the division by √d_k; a slider sets d_k from 1 to {high}.").format(
+            S=S, high=2**max_log2_d_k))
 
 

@@ -3,9 +3,16 @@ tree, one decoding step at a time."""
 from __future__ import annotations
 
 from ..draw.palette import INK, KEY, MUTED
-from .explorer import Explorer, _explorer, _frame
+from ..words import tr
+from .explorer import Explorer, _explorer, _frame, _labels, in_every_edition
 
 BEAM_STATES = ("kept", "dropped", "finished")
+
+
+def _title(title: str | None, fields: dict | None) -> str:
+    """The title in the edition's words, its fields filled in."""
+    text = tr(title or "Beam search, step by step")
+    return text.format(**fields) if fields else text
 
 
 def beam_nodes(levels, step: int) -> list[dict]:
@@ -43,13 +50,18 @@ def beam_nodes(levels, step: int) -> list[dict]:
     return nodes
 
 
-def beam_explorer(levels, title: str | None = None) -> Explorer:
+@in_every_edition
+def beam_explorer(levels, title: str | None = None, title_fields: dict | None = None
+                  ) -> Explorer:
     """Step through a beam search: a slider adds the tree's levels one decoding step at a
     time (chapter 10).
 
     Args:
         levels: the tree, as :func:`illustrated.draw.beam_tree` takes it.
-        title: a title in words.
+        title: a title in words, a template whose ``{fields}`` ``title_fields`` fills in
+            after it is put in the edition's words (``illustrated/locale``), e.g.
+            ``"Beam search on “{sentence}”"`` with ``{"sentence": sentence}``.
+        title_fields: the values of the title's fields.
 
     Returns:
         an :class:`.Explorer`: the nodes of :func:`beam_nodes` up to the chosen step, each a
@@ -60,7 +72,7 @@ def beam_explorer(levels, title: str | None = None) -> Explorer:
     last = len(levels) - 1 if isinstance(levels, (list, tuple)) else 0
     nodes = beam_nodes(levels, last)
     step = alt.param(name="step", value=1 if last >= 1 else 0,
-                     bind=alt.binding_range(min=0, max=last, step=1, name="step "))
+                     bind=alt.binding_range(min=0, max=last, step=1, name=tr("step") + " "))
     base = alt.Chart(_frame(nodes)).transform_filter("datum.level <= step")
     x = alt.X("level:Q", axis=None, scale=alt.Scale(domain=[-0.4, last + 0.4]))
     half = (max(len(level) for level in levels) - 1) / 2 + 0.5
@@ -71,7 +83,8 @@ def beam_explorer(levels, title: str | None = None) -> Explorer:
         y2="y:Q").transform_calculate(
         parent_x="datum.level - 1 + 0.3")
     color = alt.Color("state:N", title=None,
-                      legend=alt.Legend(orient="bottom", symbolType="square"),
+                      legend=alt.Legend(orient="bottom", symbolType="square",
+                                        **_labels(BEAM_STATES)),
                       scale=alt.Scale(domain=list(BEAM_STATES), range=[KEY, MUTED, INK]))
     box = "M-1.8,-0.85H1.8V0.85H-1.8Z"  # about 70 by 33 pixels at size 1500
     boxes = base.mark_point(shape=box, size=1500, filled=True, opacity=1).encode(
@@ -81,11 +94,11 @@ def beam_explorer(levels, title: str | None = None) -> Explorer:
         x=x, y=y, text=alt.Text("score:Q", format=".2f"))
     height = 60 * max(len(level) for level in levels)
     chart = (links + boxes + words + scores).add_params(step).properties(
-        width=80 * (last + 1), height=height, title=title or "Beam search, step by step"
+        width=80 * (last + 1), height=height, title=_title(title, title_fields)
     ).configure_view(stroke=None)
     rounded = [[[parent, word, round(float(score), 2) + 0.0, state]  # as shown, on any CPU
                 for parent, word, score, state in level] for level in levels]
-    return _explorer(chart, "beam", {"levels": rounded, "param": "step"},
-                     f"A tree of beam search hypotheses over {last} decoding steps, each a "
-                     "word with its prefix's summed log-probability, coloured kept, dropped "
-                     "or finished; a slider adds one step at a time.")
+    return _explorer(chart, "beam", {"levels": rounded, "param": "step"}, tr(
+        "A tree of beam search hypotheses over {last} decoding steps, each a word with its "
+        "prefix's summed log-probability, coloured kept, dropped or finished; a slider adds "
+        "one step at a time.").format(last=last))

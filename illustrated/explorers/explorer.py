@@ -1,9 +1,13 @@
 """What every explorer shares: the :class:`Explorer` that shows a
 Vega-Lite spec in Jupyter and in the book's pages, the rounding that keeps its data equal on
-every CPU, and the checks of a grid of settings."""
+every CPU, the words of each edition of the book, and the checks of a grid of settings."""
 from __future__ import annotations
 
+import functools
 import json
+import string
+
+from ..words import EDITIONS, in_edition, tr
 
 #: Decimals kept in an explorer's data, so that what nbval compares is equal on every CPU.
 DIGITS = 3
@@ -15,10 +19,18 @@ FONTS = {"axis": {"labelFontSize": 12, "titleFontSize": 12},
          "title": {"fontSize": 14, "anchor": "start", "offset": 8}}
 #: Width and height of one panel, in pixels.
 PANEL = (300, 200)
+#: What a reader without JavaScript sees in place of the explorer.
+NOTE = ("An interactive explorer is drawn here when the page runs JavaScript; the figure above "
+        "shows the same experiment.")
 
 
 class Explorer:
     """A Vega-Lite chart with its controls, shown by Jupyter and by the book's pages.
+
+    Its words are the edition's that was current when it was made (``illustrated.words``);
+    ``editions`` holds the same explorer in the words of the book's other editions (the
+    explorer functions fill it, ``in_every_edition``), which its Jupyter output carries
+    in its metadata for the Chinese build (scripts/explorer_editions.py).
 
     Args:
         spec: the Vega-Lite spec (a dict, as ``altair.Chart.to_dict()`` gives).
@@ -30,6 +42,8 @@ class Explorer:
             raise TypeError("spec must be a Vega-Lite dict with its data in 'datasets', got "
                             f"{type(spec).__name__}")
         self.spec, self.alt_text = spec, str(alt_text)
+        self.note = tr(NOTE)
+        self.editions: dict[str, Explorer] = {}
 
     @property
     def data_bytes(self) -> int:
@@ -48,12 +62,69 @@ class Explorer:
         return (f'<div class="vl-explorer" data-explorer="{kind}" role="figure" '
                 f'aria-label="{label}">'
                 f'<script type="application/json">{self.to_json()}</script>'
-                '<p class="vl-explorer-note">An interactive explorer is drawn here when '
-                "the page runs JavaScript; the figure above shows the same experiment.</p></div>")
+                f'<p class="vl-explorer-note">{self.note}</p></div>')
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/html": self.to_html(), JUPYTERLAB_MIME: self.spec,
-                "text/plain": f"Explorer: {self.alt_text}"}
+        """The outputs, and in the metadata of ``text/html`` the HTML of every other edition
+        by its language (``{"zh_CN": "<div ..."}``): nbval compares no metadata."""
+        bundle = {"text/html": self.to_html(), JUPYTERLAB_MIME: self.spec,
+                  "text/plain": f"Explorer: {self.alt_text}"}
+        if not self.editions:
+            return bundle
+        return bundle, {"text/html": {language: explorer.to_html()
+                                      for language, explorer in self.editions.items()}}
+
+
+def in_every_edition(build):
+    """Make ``build`` (an explorer function) return its explorer with the same explorer in
+    the words of every other edition of the book in ``editions``.
+
+    Each edition's explorer is built again by the same call inside ``in_edition``: the
+    computation is deterministic and cheap (well under a second), and building again keeps
+    every word where the chart is made (a template and its numbers, an expression and its
+    text) instead of a second walk over the finished spec. ``tests/test_explorers.py``
+    checks that the editions hold the same data.
+    """
+    @functools.wraps(build)
+    def build_all(*args, **kwargs) -> Explorer:
+        explorer = build(*args, **kwargs)
+        for language in EDITIONS[1:]:
+            with in_edition(language):
+                explorer.editions[language] = build(*args, **kwargs)
+        return explorer
+    return build_all
+
+
+def _quote(text: str) -> str:
+    """``text`` as a string literal of a Vega expression."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _text_expr(template: str, exprs: dict[str, str], **values) -> str:
+    """A title that changes with the controls: the edition's words of ``template``, its
+    ``values`` filled in, each field of ``exprs`` a Vega expression (e.g. ``{"tau":
+    "format(pow(10, log10_tau), '.3~g')"}``). Returns the Vega expression."""
+    text = tr(template).format(**values, **{name: "{" + name + "}" for name in exprs})
+    parts = []
+    for literal, field, _, _ in string.Formatter().parse(text):
+        parts += [_quote(literal)] if literal else []
+        parts += [exprs[field]] if field is not None else []
+    return " + ".join(parts)
+
+
+def _labels(values) -> dict:
+    """Labels of a legend or axis in the edition's words for data values kept in English
+    (every edition holds the same data): ``{"labelExpr": ...}``, or nothing where no label
+    changes (the English spec stays as it was)."""
+    expr = "datum.label"
+    for value in reversed([v for v in values if tr(v) != v]):
+        expr = f"datum.label == {_quote(value)} ? {_quote(tr(value))} : {expr}"
+    return {} if expr == "datum.label" else {"labelExpr": expr}
+
+
+def _listing(items) -> str:
+    """Items as a list in the edition's words ("a, b, c"; in Chinese "a、b、c")."""
+    return tr(", ").join(str(item) for item in items)
 
 
 def _rounded(x: float) -> float:

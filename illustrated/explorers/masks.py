@@ -7,7 +7,8 @@ import torch
 from .._checks import check_positive_int
 from ..draw.palette import INK, KEY, MUTED
 from ..model import make_std_masks
-from .explorer import PANEL, Explorer, _explorer, _frame
+from ..words import tr
+from .explorer import PANEL, Explorer, _explorer, _frame, _labels, in_every_edition
 
 MASK_PANELS = {"encoder": "encoder self-attention", "decoder": "decoder self-attention",
                "cross": "decoder → encoder (cross)"}
@@ -44,6 +45,7 @@ def _mask_rows(width: int) -> list[dict]:
     return rows
 
 
+@in_every_edition
 def mask_explorer(width: int = 8) -> Explorer:
     """Pick the lengths of a source and a target sentence padded to ``width`` tokens and
     see which cells each of the model's three masks blocks, and why (chapter 6).
@@ -58,11 +60,14 @@ def mask_explorer(width: int = 8) -> Explorer:
     if width > 12:
         raise ValueError(f"width must be at most 12 tokens, got {width}")
     src = alt.param(name="src_len", value=min(5, width),
-                    bind=alt.binding_range(min=1, max=width, step=1, name="source length "))
+                    bind=alt.binding_range(min=1, max=width, step=1,
+                                           name=tr("source length") + " "))
     tgt = alt.param(name="tgt_len", value=min(3, width),
-                    bind=alt.binding_range(min=1, max=width, step=1, name="target length "))
+                    bind=alt.binding_range(min=1, max=width, step=1,
+                                           name=tr("target length") + " "))
     base = alt.Chart(_frame(_mask_rows(width)))
-    color = alt.Color("cell:N", title=None, legend=alt.Legend(orient="bottom"),
+    color = alt.Color("cell:N", title=None,
+                      legend=alt.Legend(orient="bottom", **_labels(MASK_CELLS)),
                       scale=alt.Scale(domain=MASK_CELLS, range=[KEY, MUTED, INK]))
     panels = []
     for panel, title in MASK_PANELS.items():
@@ -71,17 +76,19 @@ def mask_explorer(width: int = 8) -> Explorer:
         panels.append(
             base.transform_filter(f"datum.panel == '{panel}' && datum.n == {length}")
             .mark_rect(stroke="white", strokeWidth=1).encode(
-                x=alt.X("k:O", title="key position"), y=alt.Y("q:O", title="query position"),
+                x=alt.X("k:O", title=tr("key position")),
+                y=alt.Y("q:O", title=tr("query position")),
                 color=color,
                 # A padding query still attends (its output is never used): drawn paler.
                 opacity=alt.condition(f"datum.q >= {queries}", alt.value(0.35), alt.value(1)))
-            .properties(width=PANEL[1] * 0.8, height=PANEL[1] * 0.8, title=title))
+            .properties(width=PANEL[1] * 0.8, height=PANEL[1] * 0.8, title=tr(title)))
     chart = alt.hconcat(*panels).add_params(src, tgt).properties(
-        title=f"Masks of one sentence pair padded to {width} tokens (pale rows: padding queries)")
-    return _explorer(chart, "masks", {"width": width, "params": ["src_len", "tgt_len"]},
-                     "Three grids of queries by keys, the encoder's, the decoder's and the "
-                     "cross-attention's masks, each cell coloured by whether the query may "
-                     "attend or is blocked by padding or by the future; two sliders set the "
-                     f"source and target lengths from 1 to {width}.")
+        title=tr("Masks of one sentence pair padded to {width} tokens (pale rows: padding "
+                 "queries)").format(width=width))
+    return _explorer(chart, "masks", {"width": width, "params": ["src_len", "tgt_len"]}, tr(
+        "Three grids of queries by keys, the encoder's, the decoder's and the "
+        "cross-attention's masks, each cell coloured by whether the query may attend or is "
+        "blocked by padding or by the future; two sliders set the source and target lengths "
+        "from 1 to {width}.").format(width=width))
 
 

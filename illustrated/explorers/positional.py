@@ -7,7 +7,9 @@ import torch
 from .._checks import check_positive_int
 from ..draw.palette import ACCENT, INK, SERIES
 from ..positional import sinusoidal_encoding
-from .explorer import DIGITS, PANEL, Explorer, _check_grid, _explorer, _frame, _rounded
+from ..words import tr
+from .explorer import (DIGITS, PANEL, Explorer, _check_grid, _explorer, _frame, _listing,
+                       _rounded, in_every_edition)
 
 def position_similarity(d_model: int, p: int, length: int) -> torch.Tensor:
     """``PE(p) · PE(q) / (d_model / 2)`` for every position ``q < length`` (chapter 7),
@@ -21,6 +23,7 @@ def position_similarity(d_model: int, p: int, length: int) -> torch.Tensor:
     return dots.mul(10**DIGITS).round().div(10**DIGITS)
 
 
+@in_every_edition
 def positional_explorer(d_models=(16, 64, 512), length: int = 60, columns=(0, 2, 4, 6),
                         positions=(0, 10, 20, 30, 40, 50)) -> Explorer:
     """Pick d_model and a position p: see the encoding's waves and how similar p's
@@ -46,18 +49,18 @@ def positional_explorer(d_models=(16, 64, 512), length: int = 60, columns=(0, 2,
             dots += [{"d_model": d, "p": p, "pos": pos, "similarity": s}
                      for pos, s in enumerate(position_similarity(d, p, length).tolist())]
     d_model = alt.param(name="d_model", value=d_models[0],
-                        bind=alt.binding_select(options=d_models, name="d_model "))
+                        bind=alt.binding_select(options=d_models, name=tr("d_model") + " "))
     p = alt.param(name="p", value=positions[len(positions) // 2],
                   bind=alt.binding_range(min=positions[0], max=positions[-1],
                                          step=positions[1] - positions[0] if len(positions) > 1
-                                         else 1, name="position p "))
-    x = alt.X("pos:Q", title="position", scale=alt.Scale(domain=[0, length - 1]))
+                                         else 1, name=tr("position p") + " "))
+    x = alt.X("pos:Q", title=tr("position"), scale=alt.Scale(domain=[0, length - 1]))
     rule = alt.Chart(_frame([{"one": 1}])).mark_rule(color=INK, strokeDash=[4, 3]).encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, length - 1]))).transform_calculate(p="p")
     wave = (alt.Chart(_frame(waves)).transform_filter("datum.d_model == d_model")
-            .mark_line().encode(x=x, y=alt.Y("value:Q", title="PE(pos, column)",
+            .mark_line().encode(x=x, y=alt.Y("value:Q", title=tr("PE(pos, column)"),
                                              scale=alt.Scale(domain=[-1, 1])),
-                                color=alt.Color("column:N", title="column",
+                                color=alt.Color("column:N", title=tr("column"),
                                                 scale=alt.Scale(range=list(SERIES)),
                                                 legend=alt.Legend(orient="bottom"))))
     sim = (alt.Chart(_frame(dots)).transform_filter("datum.d_model == d_model && datum.p == p")
@@ -65,14 +68,15 @@ def positional_explorer(d_models=(16, 64, 512), length: int = 60, columns=(0, 2,
                x=x, y=alt.Y("similarity:Q", title="PE(p) · PE(pos) / (d_model / 2)",
                             scale=alt.Scale(domain=[-1, 1]))))
     size = dict(width=PANEL[0] - 50, height=PANEL[1])  # two panels in the page's column
-    chart = alt.hconcat((wave + rule).properties(title="The first sin/cos columns", **size),
-                        (sim + rule).properties(title="Similarity of p to every position",
+    chart = alt.hconcat((wave + rule).properties(title=tr("The first sin/cos columns"), **size),
+                        (sim + rule).properties(title=tr("Similarity of p to every position"),
                                                 **size)).add_params(d_model, p)
     return _explorer(chart, "positional",
                      {"length": length, "columns": list(columns), "params": ["d_model", "p"]},
-                     f"Two line charts: columns {', '.join(map(str, columns))} of the "
-                     f"sinusoidal encoding over {length} positions, and the normalised dot "
-                     "product of position p's encoding with every position's; a drop-down "
-                     f"sets d_model ({', '.join(map(str, d_models))}) and a slider sets p.")
+                     tr("Two line charts: columns {columns} of the sinusoidal encoding over "
+                        "{length} positions, and the normalised dot product of position p's "
+                        "encoding with every position's; a drop-down sets d_model ({d_models}) "
+                        "and a slider sets p.").format(columns=_listing(columns), length=length,
+                                                       d_models=_listing(d_models)))
 
 

@@ -11,12 +11,20 @@ the keyboard or pick an option, read again, and check that
   tree of chapter 10 the recorded tree itself, whose levels up to a step the package's
   ``beam_nodes`` selects).
 
-Then the polite degradation: with the vendor scripts unreachable each explorer says in one
-line that they are missing, and without JavaScript its note for such readers is shown.
+The Chinese edition (``zh/``) is checked the same way (its explorers draw the same data),
+and its explorers must show Chinese: every title, axis and legend title and label, control
+name, alt text (``aria-label``) and message holds Chinese and no English word but the
+formulas' symbols and the keys' names (``SYMBOLS``); the chart draws Chinese in the site's
+CJK web font.
+
+Then the polite degradation, in both editions: with the vendor scripts unreachable each
+explorer says in one line that they are missing, and without JavaScript its note for such
+readers is shown.
 """
 from __future__ import annotations
 
 import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -41,6 +49,27 @@ div => {
   return marks;
 }
 """
+
+# The words a reader sees in a drawn explorer: its titles, axes and legends (not its marks:
+# chapter 10's tree shows the words of an English translation), the names of its controls,
+# its alt text.
+WORDS_JS = r"""
+div => [...div.querySelectorAll(
+    "svg .role-title text, svg .role-axis text, svg .role-legend text, .vega-bind-name")]
+  .map(e => e.textContent).concat([div.getAttribute("aria-label")])
+"""
+# The font families of the chart's texts that hold Chinese: each must name the site's CJK
+# web font ("WQY Web", _static/cjk.css), or a reader without CJK fonts sees tofu.
+CJK_FONTS_JS = r"""
+div => [...div.querySelectorAll("svg text")].filter(e => /[\u4e00-\u9fff]/.test(e.textContent))
+  .map(e => getComputedStyle(e).fontFamily)
+"""
+# Words an explorer shows in either edition: symbols of its formulas, names of chapter 2's keys.
+SYMBOLS = {"softmax", "log", "sin", "cos", "PE", "pos", "d_k", "d_model", "beam_size",
+           "Bob", "Cesus", "Bylan", "JavaScript"}
+ZH = "zh/"  # the Chinese edition's folder in the site (scripts/build_book.py ZH)
+# What explorers.js writes when the vendor scripts are missing, by edition.
+MISSING = {"": "missing", ZH: "缺失"}
 
 PAGES = {  # explorer kind -> the page that shows it
     "temperature": "chapters/02_soft_lookup.html",
@@ -146,6 +175,24 @@ MOVES = {"temperature": _temperature, "scaling": _scaling, "masks": _masks,
          "positional": _positional, "beam": _beam}
 
 
+def english_words(texts) -> set[str]:
+    """The English words of ``texts`` besides the symbols every edition shows and quoted
+    sentences (chapter 10's title quotes the French source)."""
+    texts = [re.sub(r"“[^”]*”", "", t or "") for t in texts]
+    return {w for t in texts for w in re.findall(r"[A-Za-z_]{2,}", t)} - SYMBOLS
+
+
+def chinese_shown(page_name, kind, texts) -> list[str]:
+    """Problems if the Chinese page's explorer shows an English word or no Chinese."""
+    english = english_words(texts)
+    if english:
+        return [f"{page_name}: explorer: {kind} shows English words on the Chinese page: "
+                f"{sorted(english)[:8]}"]
+    if not any(re.search(r"[\u4e00-\u9fff]", t) for t in texts if t):
+        return [f"{page_name}: explorer: {kind} shows no Chinese on the Chinese page"]
+    return []
+
+
 def check_explorer(context, origin, page_name, kind) -> list[str]:
     log = []
     page = open_page(context, origin, page_name, log)
@@ -164,11 +211,16 @@ def check_explorer(context, origin, page_name, kind) -> list[str]:
         return log + [f"{page_name}: explorer: {kind} is {state}: {div.inner_text()[:120]}"]
     meta = div.evaluate("d => JSON.parse(d.querySelector('script[type=\"application/json\"]')"
                         ".textContent).usermeta.explorer")
+    problems = (chinese_shown(page_name, kind, div.evaluate(WORDS_JS))
+                if page_name.startswith(ZH) else [])
+    families = div.evaluate(CJK_FONTS_JS)
+    if any("WQY Web" not in family for family in families):
+        problems.append(f"{page_name}: explorer: {kind} draws Chinese in {families[0]!r}, "
+                        "without the site's CJK web font \"WQY Web\"")
     before = div.evaluate(MARKS_JS)
     shows_expected, setting = MOVES[kind](div, meta)
     page.wait_for_timeout(300)  # vega re-renders asynchronously
     after = div.evaluate(MARKS_JS)
-    problems = []
     if after == before:
         problems.append(f"{page_name}: explorer: {kind}: the chart did not change at {setting}")
     if not shows_expected(after):
@@ -179,15 +231,16 @@ def check_explorer(context, origin, page_name, kind) -> list[str]:
 
 
 def check_degraded(context, origin, page_name) -> list[str]:
-    """Vendor scripts unreachable: one line says so. No JavaScript: the note is shown."""
-    problems = []
+    """Vendor scripts unreachable: one line says so (in the page's edition). No JavaScript:
+    the note is shown."""
+    problems, missing = [], MISSING[ZH if page_name.startswith(ZH) else ""]
     page = context.new_page()
     page.route("**/_static/vendor/*", lambda route: route.abort())
     page.goto(f"{origin}/{page_name}", wait_until="load")
     page.wait_for_timeout(500)
     for div in page.locator("div.vl-explorer").all():
         text = div.inner_text().strip()
-        if div.get_attribute("data-state") != "missing" or "\n" in text or "missing" not in text:
+        if div.get_attribute("data-state") != "missing" or "\n" in text or missing not in text:
             problems.append(f"{page_name}: explorer: without its vendor scripts it says "
                             f"{text[:100]!r}, not one line that they are missing")
     page.close()
@@ -199,19 +252,24 @@ def check_degraded(context, origin, page_name) -> list[str]:
     for div in page.locator("div.vl-explorer").all():
         if "JavaScript" not in div.inner_text():
             problems.append(f"{page_name}: explorer: without JavaScript it shows no note")
+        elif page_name.startswith(ZH):
+            problems += chinese_shown(page_name, "the note", [div.inner_text()])
     browser_context.close()
     return problems
 
 
 def check(context, origin, html_dir) -> list[str]:
     start, problems = time.perf_counter(), []
-    for kind, page_name in PAGES.items():
-        built = Path(html_dir) / page_name
-        if not built.is_file() or f'data-explorer="{kind}"' not in built.read_text():
-            problems.append(f"{page_name}: explorer: the page has no {kind} explorer")
-            continue
-        problems += check_explorer(context, origin, page_name, kind)
-    problems += check_degraded(context, origin, PAGES["temperature"])
-    print(f"explorers: {len(PAGES)} moved and compared with the package, the degraded page "
-          f"checked: {len(problems)} problem(s) in {time.perf_counter() - start:.0f} s")
+    for edition in ("", ZH):
+        for kind, page_name in PAGES.items():
+            page_name = edition + page_name
+            built = Path(html_dir) / page_name
+            if not built.is_file() or f'data-explorer="{kind}"' not in built.read_text():
+                problems.append(f"{page_name}: explorer: the page has no {kind} explorer")
+                continue
+            problems += check_explorer(context, origin, page_name, kind)
+        problems += check_degraded(context, origin, edition + PAGES["temperature"])
+    print(f"explorers: {len(PAGES)} in each edition moved and compared with the package, the "
+          f"Chinese ones' words read, the degraded pages checked: {len(problems)} problem(s) "
+          f"in {time.perf_counter() - start:.0f} s")
     return problems
