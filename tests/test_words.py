@@ -79,7 +79,7 @@ def test_every_message_of_the_catalogues_is_translated():
     """An empty or fuzzy msgstr would leave English in a Chinese figure without a word."""
     from babel.messages.pofile import read_po
 
-    paths = sorted((words._LOCALE / "zh_CN").glob("*.po"))
+    paths = sorted((words.LOCALE / "zh_CN").glob("*.po"))
     assert paths, "no catalogue in illustrated/locale/zh_CN"
     for path in paths:
         with path.open("rb") as handle:
