@@ -74,6 +74,9 @@ ZH_CATALOGUES = "locales/zh_CN/**/*.po"
 SCRIPTS = ("_static/*.js", "_static/live/*.js", "_static/live/*.mjs")
 # The figures' and explorers' words in other languages (illustrated.words reads them).
 FIGURE_CATALOGUES = "illustrated/locale/**/*.po"
+# Of those, the words that matplotlib draws into the figures' PNGs with the package's font
+# (the explorers' words, explorers.po, are drawn by the browser in the page's fonts).
+DRAWN_CATALOGUES = "illustrated/locale/**/draw.po"
 UI_CATALOGUES = ("sphinx/locale/zh_CN/LC_MESSAGES/*.po",
                  "sphinx_book_theme/**/zh_CN/LC_MESSAGES/*.po",
                  "pydata_sphinx_theme/locale/zh/LC_MESSAGES/*.po",
@@ -104,17 +107,17 @@ def unicodes(root: Path = ROOT) -> list[int]:
     """Code points of the figures' font: printable ASCII, Latin-1, ``CHARACTERS`` and every
     character of the figures' translations (``figure_characters()``)."""
     kept = set(range(0x20, 0x7F)) | set(range(0xA0, 0x100)) | {ord(c) for c in CHARACTERS}
-    return sorted(kept | {ord(c) for c in figure_characters(root)})
+    return sorted(kept | {ord(c) for c in figure_characters(root, DRAWN_CATALOGUES)})
 
 
-def figure_characters(root: Path = ROOT) -> set[str]:
-    """Every character of the translations in the figures' catalogues
-    (``FIGURE_CATALOGUES``): a Chinese figure text is drawn whole with the CJK font, its
-    Greek letters, subscripts and digits included."""
+def figure_characters(root: Path = ROOT, pattern: str = FIGURE_CATALOGUES) -> set[str]:
+    """Every character of the translations in the figures' catalogues (``pattern``): a
+    Chinese figure text is drawn whole with the CJK font, its Greek letters, subscripts and
+    digits included."""
     from babel.messages.pofile import read_po
 
     found = set()
-    for path in root.glob(FIGURE_CATALOGUES):
+    for path in root.glob(pattern):
         with path.open("rb") as po:
             for message in read_po(po):
                 if not message.id:  # the header: about the catalogue, not a word drawn
