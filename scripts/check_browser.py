@@ -105,9 +105,14 @@ async () => {
     // The layout: each run of CJK characters as wide on the page as the font draws it.
     ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
     for (const run of node.textContent.matchAll(cjkRun)) {
+      // SVG text (an explorer's axis title) may be rotated: its boxes are then as wide as
+      // a line is high, so ask the text's own length along its line.
+      const el = node.parentElement;
       const range = document.createRange();
       range.setStart(node, run.index); range.setEnd(node, run.index + run[0].length);
-      const laid = [...range.getClientRects()].reduce((sum, r) => sum + r.width, 0);
+      const laid = el instanceof SVGTextContentElement && el.childNodes.length === 1
+        ? el.getSubStringLength(run.index, run[0].length)
+        : [...range.getClientRects()].reduce((sum, r) => sum + r.width, 0);
       const drawn = ctx.measureText(run[0]).width;
       const loose = s.textAlign.startsWith('justify') || s.letterSpacing !== 'normal';
       if (laid < 0.95 * drawn - 0.5 || (!loose && laid > 1.05 * drawn + 0.5))
@@ -368,16 +373,28 @@ def check_pages(context, origin: str, names, shots: Path, full: bool, seen: dict
     return problems
 
 
-# Two readers at once, each in a browser of its own: one starts with the interactive checks,
-# both then take the next page not yet opened. A page mostly waits (for its fonts, MathJax,
-# the live translator's model): on 2 cores the stage took 162 s with one reader.
+# Pages are opened by two readers at once, each in a browser of its own, each taking the
+# next page not yet opened: a page mostly waits (for its fonts, MathJax, the screenshot).
+# The interactive checks, which keep the cores busy (the live translator's model, Python's
+# own translations), run after them, alone: beside the readers they took twice as long.
 READERS = 2
+
+
+def _in_a_browser(work):
+    """``work(context)`` in a new Chromium of this thread (playwright's sync API is per
+    thread): its problems."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch(p)
+        try:
+            return work(browser.new_context(viewport={"width": 1280, "height": 900}))
+        finally:
+            browser.close()
 
 
 def check_site(html_dir: Path, shots: Path, full: bool = False) -> list[str]:
     import queue
-
-    from playwright.sync_api import sync_playwright
 
     server, origin = serve(html_dir)
     seen: dict = {}
@@ -392,23 +409,16 @@ def check_site(html_dir: Path, shots: Path, full: bool = False) -> list[str]:
             except queue.Empty:
                 return
 
-    def reader(first: bool) -> list[str]:
-        problems = []
-        with sync_playwright() as p:  # one per thread: playwright's sync API is per thread
-            browser = launch(p)
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            if first:  # scripts/browser_checks/*.py: a reader's typing and dragging
-                for check in interactive_checks():
-                    problems += check(context, origin, html_dir)
-            problems += check_pages(context, origin, next_pages(), shots, full, seen)
-            browser.close()
-        return problems
+    def interactive(context) -> list[str]:  # scripts/browser_checks/*.py
+        return [p for check in interactive_checks() for p in check(context, origin, html_dir)]
 
     shutil.rmtree(shots, ignore_errors=True)
     try:
         with concurrent.futures.ThreadPoolExecutor(READERS) as pool:
-            found = [pool.submit(reader, i == 0) for i in range(READERS)]
-            problems = [p for f in found for p in f.result()]
+            readers = [pool.submit(_in_a_browser, lambda context: check_pages(
+                context, origin, next_pages(), shots, full, seen)) for _ in range(READERS)]
+            problems = [p for reader in readers for p in reader.result()]
+            problems += pool.submit(_in_a_browser, interactive).result()
     finally:
         server.shutdown()
     ids_by_page = {name: ids for name, (ids, _) in seen.items()}
