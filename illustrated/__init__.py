@@ -15,6 +15,7 @@ module              what it holds                                             ch
 ``model``           the full encoder-decoder ``Transformer``                  1, 9
 ``draw``            figures computed from tensors                             all
 ``explorers``       interactive charts of key experiments, for the website    2-10
+``words``           the figures' words in each edition (English, Chinese)     all
 ``exercises``       auto-checkers for the end-of-chapter exercises            2-15
 ``data``            toy French-English corpus, vocabulary, batching           11
 ``loss``            label-smoothed loss (KL form)                             11

@@ -1,4 +1,4 @@
-"""The words of the book's figures, in the edition being drawn (the Chinese edition, issue 31).
+"""The words of the book's figures, in the edition being drawn (English or Chinese).
 
 Every word a figure shows (titles, axis labels, legends, alt texts) passes through
 :func:`tr`. In the English edition (the default) it comes back unchanged; inside
@@ -15,21 +15,44 @@ not turn a sentence of the data into half-Chinese.
 The catalogues are read with ``babel.messages.pofile`` (Babel comes with Sphinx): it reads
 the ``.po`` files themselves, so no compiled ``.mo`` files have to be built and kept in step,
 as the standard library's ``gettext`` would need.
+
+A figure shown in a notebook carries the renderings of the editions
+:func:`carried_editions` names (its output's metadata): English only for a reader's run,
+Chinese too when the book executes its chapters (``$ILLUSTRATED_EDITIONS``).
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import functools
+import os
 import re
 from pathlib import Path
 
+#: The languages :func:`in_edition` accepts (the book's editions, English first).
 EDITIONS = ("en", "zh_CN")
 LOCALE = Path(__file__).parent / "locale"  # LOCALE / language / "*.po": the catalogues
 _edition = contextvars.ContextVar("edition", default="en")
 _missed = contextvars.ContextVar("missed", default=None)
 _FIELD = re.compile(r"\{(\w*)\}")
 _NUMBER = r"-?\d[\d,]*(?:\.\d+)?"  # fills a field in a finished text: 3, -1.5, 4,000
+
+
+#: The environment variable that names the editions a figure's output carries.
+CARRIED = "ILLUSTRATED_EDITIONS"
+
+
+def carried_editions() -> tuple[str, ...]:
+    """The editions each figure and explorer output carries, English first: ``("en",)`` for
+    a reader running a chapter (no second drawing to wait for), or as ``$ILLUSTRATED_EDITIONS``
+    says: the book's executions (scripts/execute_notebooks.py) set ``en,zh_CN``, so that the
+    committed outputs hold the Chinese renderings the Chinese pages show."""
+    named = [e.strip() for e in os.environ.get(CARRIED, "en").split(",") if e.strip()]
+    unknown = [e for e in named if e not in EDITIONS]
+    if unknown:
+        raise ValueError(f"${CARRIED} names {', '.join(map(repr, unknown))}; the editions are: "
+                         + ", ".join(repr(e) for e in EDITIONS))
+    return ("en",) + tuple(e for e in EDITIONS[1:] if e in named)
 
 
 def edition() -> str:

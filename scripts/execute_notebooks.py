@@ -36,10 +36,14 @@ def kernel_config() -> Config:
 
 
 def prepare_environment() -> None:
-    """The kernel is this interpreter's; figures use the inline backend unless told otherwise."""
+    """The kernel is this interpreter's; figures use the inline backend unless told otherwise,
+    and carry their Chinese renderings."""
     # ipykernel's "python3" kernel runs sys.executable; make sure it is this venv's.
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    # Every figure's and explorer's output carries its Chinese rendering too, which the
+    # Chinese pages show (illustrated.words.carried_editions, scripts/site_extras.py).
+    os.environ.setdefault("ILLUSTRATED_EDITIONS", "en,zh_CN")
 
 
 def run_notebook(nb: nbformat.NotebookNode, cwd: Path, timeout: int,

@@ -97,3 +97,24 @@ def test_templates_keep_their_fields():
     messages, _ = words._catalogue("zh_CN")
     for msgid, msgstr in messages.items():
         assert fields(msgid) == fields(msgstr), msgid
+
+
+def test_a_readers_run_carries_english_only_and_the_books_run_both(monkeypatch):
+    from illustrated import draw
+
+    monkeypatch.delenv(words.CARRIED, raising=False)
+    assert words.carried_editions() == ("en",)
+    png, metadata = draw.bar_values([1.0, 2.0], labels=["a", "b"])._repr_png_()
+    assert "zh_CN" not in metadata  # no second drawing to wait for
+    monkeypatch.setenv(words.CARRIED, "zh_CN, en")
+    assert words.carried_editions() == ("en", "zh_CN")
+    assert "zh_CN" in draw.bar_values([1.0, 2.0], labels=["a", "b"])._repr_png_()[1]
+
+
+def test_an_unknown_carried_edition_is_named(monkeypatch):
+    import pytest
+
+    monkeypatch.setenv(words.CARRIED, "en,fr")
+    with pytest.raises(ValueError, match=r"ILLUSTRATED_EDITIONS names 'fr'; the editions are: "
+                                         r"'en', 'zh_CN'"):
+        words.carried_editions()

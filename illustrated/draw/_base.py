@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from .._checks import check_tensor
-from ..words import edition, in_edition, lookup, tr
+from ..words import carried_editions, edition, in_edition, lookup, tr
 from .palette import INK
 
 _FONT_FILE = Path(__file__).parent.parent / "fonts" / "wqy-microhei-subset.ttf"
@@ -59,7 +59,8 @@ class _Figure(Figure):
         if self.alt_text is not None:
             metadata["alt"] = self.alt_text
         if self.recipe is not None and edition() == "en":
-            metadata["zh_CN"] = self.drawn_in("zh_CN")
+            for language in carried_editions()[1:]:  # ("en",) unless the book is executing
+                metadata[language] = self.drawn_in(language)
         return (png, metadata) if metadata else png
 
     def drawn_in(self, language: str) -> dict:

@@ -7,7 +7,7 @@ import functools
 import json
 import string
 
-from ..words import EDITIONS, in_edition, tr
+from ..words import carried_editions, in_edition, tr
 
 #: Decimals kept in an explorer's data, so that what nbval compares is equal on every CPU.
 DIGITS = 3
@@ -77,7 +77,8 @@ class Explorer:
 
 def in_every_edition(build):
     """Make ``build`` (an explorer function) return its explorer with the same explorer in
-    the words of every other edition of the book in ``editions``.
+    the words of every other edition the outputs carry (``carried_editions()``: none for a
+    reader running a chapter, Chinese when the book executes its chapters) in ``editions``.
 
     Each edition's explorer is built again by the same call inside ``in_edition``: the
     computation is deterministic and cheap (well under a second), and building again keeps
@@ -88,7 +89,7 @@ def in_every_edition(build):
     @functools.wraps(build)
     def build_all(*args, **kwargs) -> Explorer:
         explorer = build(*args, **kwargs)
-        for language in EDITIONS[1:]:
+        for language in carried_editions()[1:]:  # none unless the book is executing
             with in_edition(language):
                 explorer.editions[language] = build(*args, **kwargs)
         return explorer
