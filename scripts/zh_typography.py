@@ -2,6 +2,7 @@
 
     python scripts/zh_typography.py                    # every catalogue
     python scripts/zh_typography.py FILE.po [...]      # these catalogues
+    python scripts/zh_typography.py --record-quotes    # with the sources at hand: QUOTES
 
 Prints one line per broken rule (``<catalogue>: "<English start>": <rule>: <what>``), a count
 per rule and per catalogue, and a summary line; exits 1 if any rule is broken.
@@ -19,8 +20,12 @@ decided in issue 31):
   character: ``这是*“软”*查找`` is not emphasis to markdown (the ``*`` is not left-flanking);
   write ``这是“*软*”查找``.
 - ``half-width``: , ; : ? ! ( ) in Chinese sentences are full-width (，；：？！（）); a
-  verbatim quotation of a source keeps the source's own punctuation (checked against the
-  source documents, ``../shared/seeds`` or ``ILLUSTRATED_SEEDS``, when they are at hand).
+  verbatim quotation of a source keeps the source's own punctuation. Which quotations are
+  verbatim is recorded in ``locales/zh_CN/verbatim_quotes.txt`` (``QUOTES``), so that a
+  fresh clone, which has no source documents, judges as a machine that has them:
+  ``--record-quotes`` writes it from the sources (``../shared/seeds`` or
+  ``ILLUSTRATED_SEEDS``), and a test checks every recorded quote against them where they
+  are at hand.
 - ``thousands``: numbers are grouped as the English writes them (20,000), never "20 000",
   and an English "20,000" is not written "20000".
 - ``chapter-link``: a link to a chapter or section reads 第 N 章 / 第 N.M 节 (title after it
@@ -46,6 +51,9 @@ CATALOGUES = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
 # The source documents, to keep their punctuation in verbatim quotes (as tests/test_glossary.py
 # finds them; without them every quote is held to the rules).
 SEEDS = Path(os.environ.get("ILLUSTRATED_SEEDS", ROOT.parent / "shared" / "seeds"))
+# The catalogues' quotations that are a source's own words, one per line, nothing else
+# (--record-quotes writes it; a quotation may begin with "#").
+QUOTES = ROOT / "locales" / "zh_CN" / "verbatim_quotes.txt"
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 FULL_PUNCT = "\u3000-\u303f\uff00-\uffef\u201c\u201d\u2018\u2019"
@@ -196,13 +204,51 @@ def source_text() -> str:
                      for p in sorted(SEEDS.glob("0*.txt")))
 
 
-def is_verbatim(quote: str) -> bool:
+def in_sources(quote: str) -> bool:
     """Whether a quotation (without its marks) is a source's own words: each piece of it
     between ellipses (…) is found as it is in one of the source documents."""
     pieces = [_normalised(piece) for piece in re.split(r"…+|\.\.\.", quote)]
     pieces = [piece for piece in pieces if piece]
     return bool(pieces) and all(len(HAS_CJK.findall(piece)) >= 2 and piece in source_text()
                                 for piece in pieces)
+
+
+@functools.lru_cache(maxsize=1)
+def recorded_quotes() -> frozenset[str]:
+    """The quotations ``QUOTES`` records as verbatim, normalised."""
+    if not QUOTES.is_file():
+        return frozenset()
+    lines = QUOTES.read_text(encoding="utf-8").splitlines()
+    return frozenset(_normalised(line) for line in lines if line.strip())
+
+
+def is_verbatim(quote: str) -> bool:
+    """Whether a quotation (without its marks) is recorded as a source's own words."""
+    return _normalised(quote) in recorded_quotes()
+
+
+def catalogue_quotes(paths) -> list[str]:
+    """Every quotation (without its marks) in the Chinese of ``paths``, in order, once."""
+    found: dict[str, None] = {}
+    for path in paths:
+        with path.open("rb") as handle:
+            for message in read_po(handle):
+                if message.id and isinstance(message.string, str):
+                    for m in QUOTATION.finditer(message.string):
+                        found[" ".join(m.group(0)[1:-1].split())] = None
+    return list(found)
+
+
+def record_quotes() -> int:
+    """Write ``QUOTES``: the catalogues' quotations the source documents hold verbatim."""
+    if not source_text():
+        print(f"zh_typography: the source documents are not at {SEEDS} (set ILLUSTRATED_SEEDS)",
+              file=sys.stderr)
+        return 2
+    quotes = [q for q in catalogue_quotes(sorted(CATALOGUES.rglob("*.po"))) if in_sources(q)]
+    QUOTES.write_text("".join(q + "\n" for q in quotes), encoding="utf-8")
+    print(f"wrote {QUOTES.relative_to(ROOT)}: {len(quotes)} verbatim quotation(s)")
+    return 0
 
 
 def without_verbatim_quotes(text: str) -> str:
@@ -331,6 +377,8 @@ def check(paths: list[Path], targets: dict | None = None) -> list[tuple[str, str
 
 
 def main(argv: list[str]) -> int:
+    if argv == ["--record-quotes"]:
+        return record_quotes()
     paths = [Path(a) for a in argv] or sorted(CATALOGUES.rglob("*.po"))
     missing = [str(p) for p in paths if not p.is_file() or p.suffix != ".po"]
     if missing:
