@@ -50,6 +50,10 @@ _QUERY_FROM_INPUT = ("it looks like encoder-decoder attention took its queries f
 _NORM_NO_RESIDUAL = ("it looks like each sub-layer's output was normalised without the "
                      "residual connection, `norm(f(x))`: add the input back first, "
                      "`norm(x + f(x))`, which is what `layer.sublayerK(x, f)` does.")
+_SHARED_WRAPPER = ("it looks like a sub-layer went through another sub-layer's wrapper "
+                   "(`layer.sublayer1` for every step, or `layer.sublayer2` for the "
+                   "feed-forward): each wrapper has a layer norm of its own, with its own "
+                   "learned scale and shift, so step K goes through `layer.sublayerK`.")
 _PRE_NORM = ("it looks like you normalised *before* each sub-layer (pre-norm, "
              "`x + f(norm(x))`); this layer is post-norm, as in the paper: "
              "`norm(x + f(x))`, which is what `layer.sublayerK(x, f)` computes.")
@@ -63,9 +67,16 @@ class _Layer(DecoderLayer):
 
 
 def _layer() -> DecoderLayer:
+    """The test layer. Its three layer norms get distinct random scales and shifts (fresh
+    ones are all γ = 1, β = 0, so a sub-layer sent through the wrong wrapper would pass)."""
     with torch.random.fork_rng(devices=[]):  # the reader's global seed is untouched
         torch.manual_seed(90)
-        return _Layer(8, 2, 16, dropout=0.0).double().eval()
+        layer = _Layer(8, 2, 16, dropout=0.0).double().eval()
+        with torch.no_grad():
+            for wrapper in (layer.sublayer1, layer.sublayer2, layer.sublayer3):
+                wrapper.norm.weight.uniform_(0.5, 1.5)
+                wrapper.norm.bias.normal_(0.0, 0.5)
+        return layer
 
 
 def _as_the_layer_does(module, *args):
@@ -91,11 +102,12 @@ def _sub(s, x, f, flip=False, residual=True, norm=True):
 
 def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal=True,
           src_masked=True, order=(1, 2, 3), add_norm=True, swap_masks=False, attend=None,
-          connect=None, second_reads="stream", feed_forward=None):
+          connect=None, second_reads="stream", feed_forward=None, wrappers=(1, 2, 3)):
     """The decoder layer, or one of its usual mistakes, depending on the switches.
 
     ``second_reads``: what the second sub-layer reads of the layer's input ``x`` instead
-    of the stream: ``"input"`` as its input, ``"query"`` as its queries.
+    of the stream: ``"input"`` as its input, ``"query"`` as its queries. ``wrappers[k - 1]``:
+    the wrapper sub-layer ``k`` goes through (``(1, 1, 1)``: one for all).
 
     ``attend(module, query, key, value, mask)`` runs an attention module and
     ``connect(wrapper, x, f)`` a sub-layer wrapper; by default they call them as the
@@ -114,10 +126,11 @@ def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal
         return attend(layer.src_attn, query, kv_in, kv_in,
                       src_mask if src_masked and kv == "memory" else None)
 
-    subs = {1: (layer.sublayer1, lambda y: attend(layer.self_attn, y, y, y,
-                                                  tgt_mask if causal else None)),
-            2: (layer.sublayer2, cross),
-            3: (layer.sublayer3, feed_forward or layer.feed_forward)}
+    wrapper = [getattr(layer, f"sublayer{k}") for k in wrappers]
+    subs = {1: (wrapper[0], lambda y: attend(layer.self_attn, y, y, y,
+                                             tgt_mask if causal else None)),
+            2: (wrapper[1], cross),
+            3: (wrapper[2], feed_forward or layer.feed_forward)}
     for k in order:
         wrapper, f = subs[k]
         x = connect(wrapper, x0 if k == 2 and second_reads == "input" else x, f)  # (B, T, D)
@@ -144,7 +157,8 @@ def _mistakes(case: _Case) -> list:
             (_SKIPPED_FIRST, wired(second_reads="input")),
             (_QUERY_FROM_INPUT, wired(second_reads="query")),
             (_NORM_NO_RESIDUAL, wired(connect=lambda s, x, f: _sub(s, x, f, residual=False))),
-            (_PRE_NORM, wired(connect=lambda s, x, f: _sub(s, x, f, flip=True)))]
+            (_PRE_NORM, wired(connect=lambda s, x, f: _sub(s, x, f, flip=True))),
+            *[(_SHARED_WRAPPER, wired(wrappers=w)) for w in ((1, 1, 1), (1, 2, 2), (1, 1, 3))]]
 
 
 def _no_grad(f, *args, **kwargs):

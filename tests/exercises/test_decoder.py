@@ -87,6 +87,16 @@ def connected(how):
     return fn
 
 
+def connected_through(wrappers):
+    """The right wiring, sub-layer ``k`` through ``layer.sublayer{wrappers[k - 1]}``."""
+    def fn(layer, x, memory, src_mask, tgt_mask):
+        s = [getattr(layer, f"sublayer{k}") for k in wrappers]
+        x = s[0](x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+        x = s[1](x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+        return s[2](x, layer.feed_forward)
+    return fn
+
+
 MISTAKES = [
     (full_swap, HINT + r"encoder-decoder attention had its roles swapped: queries from "
                        r"`memory` and keys and values from the decoder"),
@@ -109,11 +119,15 @@ MISTAKES = [
     (variant(order=(1, 2)), HINT + r"the feed-forward sub-layer is missing"),
     (variant(add_norm=False), HINT + r"the sub-layers were chained without their residual"),
     (swapped_masks, HINT + r"the two masks were swapped"),
+    (connected_through((1, 1, 1)), HINT + r"a sub-layer went through another sub-layer's "
+                                          r"wrapper"),
+    (connected_through((1, 2, 2)), HINT + r"a sub-layer went through another sub-layer's "
+                                          r"wrapper"),
     (lambda *args: wired(*args) + 0.01, r"\nHint: write the three steps one per line"),
 ]
 IDS = ["full_swap", "second_reads_input", "query_from_input", "norm_no_residual",
        "pre_norm", "kv_decoder", "q_memory", "no_causal", "no_src_mask", "order", "no_ffn",
-       "no_add_norm", "swapped_masks", "general"]
+       "no_add_norm", "swapped_masks", "one_norm_for_all", "ffn_through_sublayer2", "general"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=IDS)
