@@ -123,8 +123,8 @@ def check_greedy_decode(fn: Callable) -> None:
 # ---------------------------------------------------------------- one beam-search step
 
 
-def _beam_step(scores, log_probs, k, *, combine="add", per_beam=False, swap=False,
-               smallest=False, by_k=False, token_first=False):
+def _beam_step(scores, log_probs, k, *, combine="add", per_beam=False, per_token=False,
+               first_beam=False, swap=False, smallest=False, by_k=False, token_first=False):
     """The reference step, and (through its flags) the planted mistakes."""
     K, V = log_probs.shape
     if combine == "add":
@@ -135,6 +135,13 @@ def _beam_step(scores, log_probs, k, *, combine="add", per_beam=False, swap=Fals
         cand = scores.exp()[:, None] + log_probs.exp()
     else:  # the previous score forgotten
         cand = log_probs
+    if first_beam:  # the k best words after beam 0, never ranked against the others
+        tokens = cand[0].topk(k).indices
+        return torch.stack([torch.zeros_like(tokens), tokens], dim=1)  # (k, 2)
+    if per_token:  # each token keeps only its best beam
+        best = cand.max(0)  # (V,)
+        tokens = best.values.topk(min(k, V)).indices
+        return torch.stack([best.indices[tokens], tokens], dim=1)  # (k', 2)
     if per_beam:
         best = cand.max(-1)  # each beam keeps only its own best word
         order = best.values.topk(min(k, K)).indices
@@ -153,6 +160,12 @@ _FORGOT = ("it looks like you ranked the new words by their own log-probabilitie
            "add each beam's score so far, `scores[:, None] + log_probs`.")
 _PER_BEAM = ("it looks like each beam kept only its own best word: rank all K x V "
              "candidates together (`.flatten().topk(k)`); one beam may supply several.")
+_PER_TOKEN = ("it looks like each token kept only its best beam: two beams may both be "
+              "worth extending with the same token; rank all K x V candidates together "
+              "(`.flatten().topk(k)`).")
+_FIRST_BEAM = ("it looks like all k came from the first beam: every beam's candidates "
+               "compete, so rank the whole (K, V) table `scores[:, None] + log_probs` at "
+               "once (`.flatten().topk(k)`).")
 _SWAP = ("it looks like the flat index was split the wrong way: for a (K, V) table, "
          "row = i // V and token = i % V.")
 _BY_K = ("it looks like you split the flat index with K, the number of beams, instead of "
@@ -168,6 +181,8 @@ def _beam_mistakes(case: _Case) -> list:
     args = list(case.inputs.values())
     return [(_SMALLEST, _equals(lambda: _beam_step(*args, smallest=True))),
             (_MULTIPLY, _equals(lambda: _beam_step(*args, combine="multiply"))),
+            (_PER_TOKEN, _equals(lambda: _beam_step(*args, per_token=True))),
+            (_FIRST_BEAM, _equals(lambda: _beam_step(*args, first_beam=True))),
             (_PROBS, _equals(lambda: _beam_step(*args, combine="probs"))),
             (_FORGOT, _equals(lambda: _beam_step(*args, combine="forget"))),
             (_PER_BEAM, _equals(lambda: _beam_step(*args, per_beam=True))),
@@ -189,7 +204,8 @@ def check_beam_step(fn: Callable) -> None:
     the next word's log-probabilities after each beam. ``fn`` returns a ``(k, 2)``
     LongTensor of (beam row, token) pairs, the ``k`` best extensions, best first.
     """
-    cases = [
+    cases = [  # the first tells every planted mistake apart (each gives other pairs)
+        _beam_case("three beams, four survivors", [-0.2, -0.4, -0.9], 5, 4, 24, scale=3.0),
         _beam_case("more survivors than beams", [-0.2, -1.6], 6, 4, 21),
         _beam_case("three beams", [-0.4, -2.5, -1.1], 7, 3, 20),
         _beam_case("first step, one beam", [0.0], 8, 3, 22),

@@ -70,7 +70,20 @@ def beam_step_loop(scores, log_probs, k):
 def test_check_beam_step_accepts_correct(fn, capsys):
     assert check_beam_step(fn) is None
     out = assert_one_line(capsys, check_beam_step)
-    assert out == "✓ check_beam_step: your beam step matches on 4 tests.\n"
+    assert out == "✓ check_beam_step: your beam step matches on 5 tests.\n"
+
+
+def best_beam_per_token(scores, log_probs, k):
+    """Wrong: for each token, only its best beam; then the k best tokens."""
+    best = (scores[:, None] + log_probs).max(0)  # over the beams: (V,)
+    tokens = best.values.topk(k).indices
+    return torch.stack([best.indices[tokens], tokens], dim=1)
+
+
+def first_beam_only(scores, log_probs, k):
+    """Wrong: the k best words after beam 0, never ranked against the other beams."""
+    tokens = (scores[0] + log_probs[0]).topk(k).indices
+    return torch.stack([torch.zeros_like(tokens), tokens], dim=1)
 
 
 BEAM_MISTAKES = [
@@ -84,12 +97,14 @@ BEAM_MISTAKES = [
     (lambda *a: _beam_step(*a, by_k=True), HINT + "you split the flat index with K, the "
                                                   "number of beams, instead of V"),
     (lambda *a: _beam_step(*a, token_first=True), HINT + r"your pairs are \(token, row\)"),
+    (best_beam_per_token, HINT + r"each token kept only its best beam"),
+    (first_beam_only, HINT + r"all k came from the first beam"),
 ]
 
 
 @pytest.mark.parametrize("fn, hint", BEAM_MISTAKES,
                          ids=["multiply", "probs", "forget", "per_beam", "swap", "smallest",
-                              "by_k", "token_first"])
+                              "by_k", "token_first", "best_beam_per_token", "first_beam_only"])
 def test_check_beam_step_names_the_mistake(fn, hint):
     assert_fails(check_beam_step, fn, hint)
 
