@@ -46,6 +46,13 @@ _CROSS_ENTROPY = ("it looks like you returned the cross-entropy `-sum q log p` r
                   "`sum q (log q - log p)`.")
 _SUM = ("it looks like you summed over the positions instead of averaging: divide by the "
         "number of non-padding targets.")
+_KL_DIV_MEAN = ("it looks like you used `F.kl_div(..., reduction='mean')`: it divides the "
+                "sum by every element, positions times V ({n} here), not by the number of "
+                "non-padding targets. Use `reduction='sum'` and divide by "
+                "`(target != pad_id).sum()`.")
+_PAD_NOT_ZEROED = ("it looks like you shared eps / (V - 2) but left it on the padding word "
+                   "as well, so `q` sums to more than 1: set `q[..., pad_id] = 0` (padding "
+                   "is never a right answer), which leaves the V - 2 words that share eps.")
 _NAN = ("it looks like `0 * log 0` gave NaN: where `q` is 0 (padding, and every word but "
         "the target when eps = 0) the term must be 0. Compute the terms only where `q > 0`, "
         "e.g. with `torch.where(q > 0, ..., 0)`.")
@@ -66,7 +73,7 @@ def _variant(logp, target, pad_id, eps, *, spread="paper", keep_pad=False, kl=Tr
     keep = torch.ones_like(t, dtype=torch.bool) if keep_pad else t != pad_id  # (N,)
     lp, t = lp[keep], t[keep]
     share = {"paper": eps / (V - 2), "pad_mass": eps / (V - 1), "v_minus_1": eps / (V - 1),
-             "torch": eps / V}[spread]
+             "torch": eps / V, "pad_not_zeroed": eps / (V - 2)}[spread]
     q = torch.full_like(lp, share)  # (n, V)
     if spread in ("paper", "v_minus_1"):
         q[:, pad_id] = 0.0
@@ -97,11 +104,17 @@ def _loss_mistakes(case: _Case) -> list:
     logp, target, pad_id, eps = case.inputs.values()
     args = (logp, target, pad_id, eps)
     rows, batch = target.numel(), logp.shape[0]  # batchmean's divisor, flattened or not
+    kept, V = int((target != pad_id).sum()), logp.shape[-1]  # 'mean' divides by kept * V
     return [
         (_NAN, _nonfinite),
         (_PAD_MASS, _equals(lambda: _variant(*args, spread="pad_mass"))),
         (_NORMALISATION, _equals(lambda: _variant(*args, spread="v_minus_1"))),
         (_TORCH_SMOOTHING, _equals(lambda: _variant(*args, spread="torch"))),
+        (_PAD_NOT_ZEROED, _equals(lambda: _variant(*args, spread="pad_not_zeroed"))),
+        (_KL_DIV_MEAN.format(n=kept * V),
+         _equals(lambda: _variant(*args, mean=False) / (kept * V))),
+        (_KL_DIV_MEAN.format(n=rows * V),
+         _equals(lambda: _variant(*args, mean=False) / (rows * V))),
         (_F_CROSS_ENTROPY, _equals(lambda: _torch_cross_entropy(*args))),
         (_BATCHMEAN.format(n=rows, what="every position, padding included"),
          _equals(lambda: _variant(*args, mean=False) / rows)),

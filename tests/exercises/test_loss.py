@@ -1,5 +1,7 @@
 """Tests for illustrated.exercises.loss (chapter 11): check_label_smoothing_loss accepts
 correct work in several styles and names the mistake in each planted wrong version."""
+import warnings
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -123,6 +125,25 @@ def kl_div_batchmean(flatten):
     return fn
 
 
+def kl_div_mean(logp, target, pad_id, eps):
+    """F.kl_div's 'mean': the sum divided by every element, positions times V."""
+    keep = target != pad_id
+    q = smoothed_q(logp[keep], target[keep], pad_id, eps)
+    with warnings.catch_warnings():  # torch says 'mean' is not the KL's mean: the point
+        warnings.simplefilter("ignore", UserWarning)
+        return F.kl_div(logp[keep], q, reduction="mean")
+
+
+def pad_not_zeroed(logp, target, pad_id, eps):
+    """eps / (V - 2) on every other word, padding included (never set to 0)."""
+    V = logp.shape[-1]
+    keep = target != pad_id
+    q = torch.full_like(logp[keep], eps / (V - 2))
+    q.scatter_(-1, target[keep][:, None], 1.0 - eps)
+    terms = torch.where(q > 0, q * (q.clamp_min(1e-30).log() - logp[keep]), 0.0)
+    return terms.sum() / keep.sum()
+
+
 def pad_is_zero(logp, target, pad_id, eps):
     return loss_by_hand(logp, target, 0, eps)
 
@@ -148,13 +169,16 @@ MISTAKES = [
     (cross_entropy_only, HINT + r"you returned the cross-entropy"),
     (summed, HINT + r"you summed over the positions instead of averaging"),
     (not_shifted, HINT + r"the targets were compared with the prediction one position"),
+    (kl_div_mean, HINT + r"you used `F\.kl_div\(\.\.\., reduction='mean'\)`"),
+    (pad_not_zeroed, HINT + r"you shared eps / \(V - 2\) but left it on the padding word"),
     (lambda lp, t, p, e: loss_by_hand(lp, t, p, e) + 0.01, r"\nHint: build `q` first"),
     (lambda lp, t: loss_by_hand(lp, t, 0, 0.1), r"raised TypeError.*\nHint: your function "
                                                  r"must take `\(logp, target, pad_id, eps\)`"),
 ]
 IDS = ["f_cross_entropy", "batchmean_flat", "batchmean", "pad_is_zero", "pad_mass",
        "v_minus_1", "pad_positions", "nan", "torch_smoothing",
-       "cross_entropy", "sum", "not_shifted", "general", "signature"]
+       "cross_entropy", "sum", "not_shifted", "kl_div_mean", "pad_not_zeroed", "general",
+       "signature"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=IDS)
