@@ -4,9 +4,9 @@
    shows in its output's metadata (``{"image/png": {"alt": ...}}``). MyST-NB 1.x copies only
    ``width`` and ``height`` from that metadata to the image, so this wraps its
    ``NbElementRenderer.render_image`` to copy ``alt`` too (an explicit ``alt`` from the
-   cell's ``render_image_options`` still wins). In the Chinese edition (``language``
-   ``zh...``) the page shows the figure's Chinese rendering instead, which ``illustrated.draw``
-   stores in the same metadata (``{"zh_CN": {"png": <base64>, "alt": ...}}``).
+   cell's ``render_image_options`` still wins). In the Chinese edition (``language: zh_CN``)
+   the page shows the figure's Chinese rendering instead, which ``illustrated.draw`` stores
+   in the same metadata by language (``{"zh_CN": {"png": <base64>, "alt": ...}}``).
 2. Chinese text without CJK fonts: ``_static/cjk.css`` (the "WQY Web" font, see
    scripts/subset_font.py), and a preload of the font so that MathJax, which measures the
    characters it has no glyph for, measures them in the loaded font.
@@ -50,16 +50,17 @@ def _with_alt(render_image):
 
 
 def _in_edition(element_renderer, data):
-    """``data`` as the page's edition shows it: on a Chinese page, the figure's Chinese PNG
-    (base64, like ``data.content``) and alt text when its metadata has them."""
+    """``data`` as the page's edition shows it: the figure's rendering in the build's
+    language (base64 PNG, like ``data.content``, and alt text) when its metadata has one,
+    keyed by language as the explorers' are (scripts/explorer_editions.py)."""
     env = getattr(element_renderer.renderer.document.settings, "env", None)
-    language = (env.config.language or "") if env is not None else ""
+    language = env.config.language if env is not None else None
     metadata = data.output_metadata.get(data.mime_type, {})
-    zh = metadata.get("zh_CN")
-    if not language.startswith("zh") or not isinstance(zh, dict) or "png" not in zh:
+    edition = metadata.get(language) if language else None
+    if not isinstance(edition, dict) or "png" not in edition:
         return data
-    alt = zh.get("alt") or metadata.get("alt")
-    return dataclasses.replace(data, content=zh["png"], output_metadata={
+    alt = edition.get("alt") or metadata.get("alt")
+    return dataclasses.replace(data, content=edition["png"], output_metadata={
         **data.output_metadata, data.mime_type: {**metadata, "alt": alt}})
 
 
