@@ -47,7 +47,8 @@ class _ToyModel:
 
 
 def _greedy(next_logits, batch_size, bos_id, eos_id, max_len, *, axis=-1, feed="all",
-            stop_rows=True, stop_any=False, keep_bos=True, extra=0):
+            stop_rows=True, stop_any=False, keep_bos=True, extra=0, fill=PAD,
+            done_first=False):
     """The reference greedy loop, and (through its flags) the planted mistakes."""
     ys = torch.full((batch_size, 1), bos_id, dtype=torch.long)  # (B, 1)
     done = torch.zeros(batch_size, dtype=torch.bool)  # (B,)
@@ -55,8 +56,10 @@ def _greedy(next_logits, batch_size, bos_id, eos_id, max_len, *, axis=-1, feed="
         fed = {"all": ys, "first": ys[:, :1], "last": ys[:, -1:]}[feed]  # (B, T) or (B, 1)
         logits = next_logits(fed)  # (B, V)
         nxt = logits.argmax(axis)  # (B,)
+        if done_first:  # the <eos> just chosen counts as done before the fill: it is lost
+            done |= nxt == eos_id
         if stop_rows:
-            nxt = nxt.masked_fill(done, PAD)
+            nxt = nxt.masked_fill(done, fill)
         ys = torch.cat([ys, nxt[:, None]], dim=1)  # (B, T + 1)
         done |= nxt == eos_id
     return ys if keep_bos else ys[:, 1:]
@@ -72,6 +75,11 @@ _LAST_ONLY = ("it looks like you fed the model only the last token, `ys[:, -1:]`
               "reads every earlier word), so call `next_logits(ys)` with all of `ys`.")
 _ROWS = ("it looks like a row goes on after its <eos>: keep a `done` flag per row and "
          "write the pad id in finished rows, `nxt = nxt.masked_fill(done, 0)`.")
+_FILL_EOS = ("it looks like you filled finished rows with `eos_id`: after a row's <eos> "
+             "comes padding, the pad id 0, `nxt = nxt.masked_fill(done, 0)`.")
+_DONE_FIRST = ("it looks like you marked a row done before writing its token, so its "
+               "<eos> itself was replaced by padding: fill with `done` as it was before "
+               "this step, then update it, `done |= nxt == eos_id`.")
 _ANY = ("it looks like you stopped as soon as one row finished: stop when every row has "
         "produced <eos> (`done.all()`) or the length reaches max_len.")
 _BOS = "it looks like you dropped <bos>: the output starts with it, as the prefixes do."
@@ -85,6 +93,8 @@ def _greedy_mistakes(case: _Case) -> list:
             (_GROW, _equals(lambda: _greedy(*args, feed="first"))),
             (_LAST_ONLY, _equals(lambda: _greedy(*args, feed="last"))),
             (_ROWS, _equals(lambda: _greedy(*args, stop_rows=False))),
+            (_FILL_EOS, _equals(lambda: _greedy(*args, fill=EOS))),
+            (_DONE_FIRST, _equals(lambda: _greedy(*args, done_first=True))),
             (_ANY, _equals(lambda: _greedy(*args, stop_any=True))),
             (_BOS, _equals(lambda: _greedy(*args, keep_bos=False))),
             (_LONG, _equals(lambda: _greedy(*args, extra=1)))]

@@ -26,6 +26,30 @@ def test_check_greedy_decode_accepts_correct(fn, capsys):
     assert out == "✓ check_greedy_decode: your greedy decoding matches on 4 tests.\n"
 
 
+def greedy_fill_eos(next_logits, batch_size, bos_id, eos_id, max_len):
+    """Wrong: a finished row is padded with eos_id, not the pad id 0."""
+    ys = torch.full((batch_size, 1), bos_id, dtype=torch.long)
+    done = torch.zeros(batch_size, dtype=torch.bool)
+    while ys.shape[1] < max_len and not done.all():
+        nxt = next_logits(ys).argmax(-1)
+        nxt = nxt.masked_fill(done, eos_id)
+        ys = torch.cat([ys, nxt[:, None]], dim=1)
+        done |= nxt == eos_id
+    return ys
+
+
+def greedy_done_first(next_logits, batch_size, bos_id, eos_id, max_len):
+    """Wrong: `done` updated before the fill, so the <eos> itself becomes padding."""
+    ys = torch.full((batch_size, 1), bos_id, dtype=torch.long)
+    done = torch.zeros(batch_size, dtype=torch.bool)
+    while ys.shape[1] < max_len and not done.all():
+        nxt = next_logits(ys).argmax(-1)
+        done |= nxt == eos_id
+        nxt = nxt.masked_fill(done, 0)
+        ys = torch.cat([ys, nxt[:, None]], dim=1)
+    return ys
+
+
 GREEDY_MISTAKES = [
     (lambda *a: _greedy(*a, axis=0), HINT + "you took the argmax over the wrong axis"),
     (lambda *a: _greedy(*a, feed="first"), HINT + "the prefix you feed the model never grows"),
@@ -33,6 +57,8 @@ GREEDY_MISTAKES = [
                                                  r"`ys\[:, -1:\]`"),
     (lambda *a: _greedy(*a, stop_rows=False), HINT + "a row goes on after its <eos>"),
     (lambda *a: _greedy(*a, stop_any=True), HINT + "you stopped as soon as one row finished"),
+    (greedy_fill_eos, HINT + "you filled finished rows with `eos_id`"),
+    (greedy_done_first, HINT + "you marked a row done before writing its token"),
     (lambda *a: _greedy(*a, keep_bos=False), HINT + "you dropped <bos>"),
     (lambda *a: _greedy(*a, extra=1), HINT + "your output is one token too long"),
     (lambda *a: _greedy(*a).float(), r"wrong dtype of the result: expected torch\.int64, "
@@ -43,7 +69,8 @@ GREEDY_MISTAKES = [
 
 
 @pytest.mark.parametrize("fn, hint", GREEDY_MISTAKES,
-                         ids=["axis", "grow", "last_only", "rows", "any", "bos", "long",
+                         ids=["axis", "grow", "last_only", "rows", "any", "fill_eos",
+                              "done_first", "bos", "long",
                               "dtype", "list"])
 def test_check_greedy_decode_names_the_mistake(fn, hint):
     assert_fails(check_greedy_decode, fn, hint)
