@@ -86,6 +86,10 @@ _QUERY_AXIS = ("it looks like you added the new axis in the wrong place: `(B, S,
 _NO_AXIS = ("add the query axis: a `(B, S)` mask broadcasts against scores `(B, L, S)` "
             "as `(1, B, S)`, lining the batch up with the queries. Return `(B, 1, S)` "
             "with `.unsqueeze(1)`.")
+_BATCH_AXIS = ("it looks like you inserted the new axis first, `(1, B, S)`: against scores "
+               "`(B, L, S)` that lines the batch up with the queries. Insert it in the "
+               "middle, `(B, 1, S)`: `.unsqueeze(1)`, so that it broadcasts over the "
+               "queries.")
 _SQUARE = ("you expanded the mask to `(B, S, S)`, as the source's `get_attn_pad_mask` does; "
            "that fits only when there are as many queries as keys. Keep the query axis "
            "of size 1, `(B, 1, S)`: broadcasting repeats it for any number of queries.")
@@ -98,6 +102,12 @@ _FROM_LENGTHS = ("it looks like you built the mask from each sentence's length "
                  "(`arange(S) < length`): that assumes the padding comes last, but in a "
                  "left-padded batch it comes first. Compare every token with the pad id "
                  "instead: `tokens != pad_id`.")
+
+_CUMPROD = ("it looks like you blocked everything after a row's first pad (a `cumprod` "
+            "along the row): that assumes the padding comes last, but in a left-padded "
+            "batch it comes first, and a row that starts with padding is blocked whole. "
+            "Compare every token with "
+            "the pad id on its own: `tokens != pad_id`.")
 
 
 def _from_lengths(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
@@ -115,10 +125,12 @@ def _padding_mistakes(case: _Case) -> list:
         (_PAD_INVERTED, _equals(lambda: ~want)),
         (_QUERY_AXIS, _equals(lambda: want.transpose(1, 2))),
         (_NO_AXIS, _equals(lambda: want[:, 0])),
+        (_BATCH_AXIS, _equals(lambda: want.transpose(0, 1))),
         (_SQUARE, _equals(lambda: want.expand(-1, S, S))),
         (_ZERO_PAD, _equals(lambda: padding_mask(tokens, 0))),
         (_ORDERED, _equals(lambda: (tokens > pad_id).unsqueeze(1))),
         (_FROM_LENGTHS, _equals(lambda: _from_lengths(tokens, pad_id))),
+        (_CUMPROD, _equals(lambda: want.cumprod(-1).bool())),
     ]
 
 
@@ -144,7 +156,7 @@ def check_padding_mask(fn: Callable) -> None:
     _run("check_padding_mask", fn, cases, padding_mask, _padding_mistakes,
          error_hint="compare the ids with the pad id, `tokens != pad_id` `(B, S)`, then "
                     "insert a query axis with `.unsqueeze(1)`.",
-         general_hint="print your mask for the source's batch and compare it with "
+         general_hint="print your mask for this test's tokens and compare it with "
                       "`illustrated.masks.padding_mask(tokens, pad_id)`.",
          success="your padding mask matches on {n} batches, including pad ids other "
                  "than 0, a batch without padding and a left-padded one.")

@@ -109,6 +109,9 @@ PADDING_MISTAKES = [
      + r"you added the new axis in the wrong place"),
     (lambda tokens, pad_id: tokens != pad_id,
      r"got \(2, 5\)\.\nHint: add the query axis"),
+    (lambda tokens, pad_id: (tokens != pad_id).unsqueeze(0),
+     r"expected result \(2, 1, 5\), got \(1, 2, 5\)\." + HINT
+     + r"you inserted the new axis first, `\(1, B, S\)`"),
     (lambda tokens, pad_id: (tokens != pad_id).unsqueeze(1).expand(-1, tokens.shape[1], -1),
      r"got \(2, 5, 5\)\.\nHint: you expanded the mask to `\(B, S, S\)`"),
     (lambda tokens, pad_id: (tokens != 0).unsqueeze(1),
@@ -125,12 +128,15 @@ PADDING_MISTAKES = [
                              < (tokens != pad_id).sum(1, keepdim=True)).unsqueeze(1),
      r"test 'left-padded' .*: wrong values: 6 of the 12 entries differ\." + HINT
      + r"you built the mask from each sentence's length"),
+    (lambda tokens, pad_id: (tokens != pad_id).cumprod(-1).bool().unsqueeze(1),
+     r"test 'left-padded' .*: wrong values: 5 of the 12 entries differ\." + HINT
+     + r"you blocked everything after a row's first pad \(a `cumprod` along the row\)"),
     (lambda tokens, pad_id: pad_ne(tokens, pad_id) & (tokens != 8).unsqueeze(1),
      r"test 'pad id 9' .*: wrong values: 1 of the 9 entries differ\.\nHint: print your "
-     r"mask for the source's batch"),
+     r"mask for this test's tokens"),
 ]
-PADDING_IDS = ["inverted", "query_axis", "no_axis", "square", "zero_pad", "ordered", "long",
-               "float", "from_lengths", "general"]
+PADDING_IDS = ["inverted", "query_axis", "no_axis", "batch_axis", "square", "zero_pad",
+               "ordered", "long", "float", "from_lengths", "cumprod", "general"]
 
 
 @pytest.mark.parametrize("fn, pattern", PADDING_MISTAKES, ids=PADDING_IDS)
