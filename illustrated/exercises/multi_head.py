@@ -105,6 +105,14 @@ _NO_W_O = ("it looks like you forgot the output projection W^O: after merging th
            "(B, L, D), multiply by `w_o`.")
 _W_T = ("it looks like you multiplied by the transposed weights (`x @ w.T`, nn.Linear's "
         "convention); here the projections are `query @ w_q`, as in the paper's Q W^Q.")
+_HEAD_ROWS = ("it looks like each head took rows of the weights, `w_q[sl].T`: head i owns "
+              "the columns `w_q[:, sl]` (sl = i*Dk to (i+1)*Dk), so its queries are "
+              "`query @ w_q[:, sl]`, and the same for `w_k` and `w_v`.")
+_W_O_T = ("it looks like you multiplied by `w_o.T`: the output projection is used as the "
+          "others, `concat @ w_o`, as in the paper's Concat(head_1, ..., head_h) W^O.")
+_OVER_HEADS = ("it looks like you took the softmax over the heads (dim=1 of the scores "
+               "(B, H, L, S)): each query's weights over the keys must sum to 1, in every "
+               "head: `softmax(dim=-1)`.")
 _MASK_IGNORED = ("it looks like you ignored the mask: blocked keys still get weight. Fill "
                  "their scores with `torch.finfo(scores.dtype).min` before the softmax.")
 _MASK_INVERTED = ("it looks like your mask convention is inverted: True means 'may attend', "
@@ -125,20 +133,24 @@ def _mha_reference(query, key, value, w_q, w_k, w_v, w_o, mask=None, *, h):
 
 
 def _planted(inputs: dict, h: int, *, split=_split_reference, merge=_merge_reference,
-             scores=None, finish=None, mask_of=None, w_o=True, wt=False):
+             scores=None, finish=None, mask_of=None, w_o=True, wt=""):
     """Multi-head attention with one step done wrong; every step is the reference's unless
-    replaced: ``scores(q, k)`` per head, ``finish(scores, v, mask)`` -> (B, H, L, Dk)."""
+    replaced: ``scores(q, k)`` per head, ``finish(scores, v, mask)`` -> (B, H, L, Dk);
+    the weights named in ``wt`` ("q", "k", "v", "o") are used transposed."""
     query, key, value, wq, wk, wv, wo = (inputs[n] for n in
                                          ("query", "key", "value", "w_q", "w_k", "w_v", "w_o"))
     mask = inputs.get("mask")
-    proj = (lambda x, w: x @ w.T) if wt else (lambda x, w: x @ w)  # (B, n, D)
-    q, k, v = (split(proj(x, w), h) for x, w in ((query, wq), (key, wk), (value, wv)))
+    def proj(x, w, name):  # (B, n, D)
+        return x @ w.T if name in wt else x @ w
+
+    q, k, v = (split(proj(x, w, n), h)
+               for x, w, n in ((query, wq, "q"), (key, wk, "k"), (value, wv, "v")))
     s = (scores or _scores_reference)(q, k)  # (B, H, L, S)
     if mask is not None:
         mask = mask_of(mask) if mask_of else mask.unsqueeze(-3)  # (B, 1, L, S)
     z = finish(s, v, mask) if finish else _attend(s, v, mask)[0]  # (B, H, L, Dk)
     z = merge(z)  # (B, L, D)
-    return proj(z, wo) if w_o else z  # (B, L, D)
+    return proj(z, wo, "o") if w_o else z  # (B, L, D)
 
 
 def _mha_mistakes(case: _Case) -> list:
@@ -169,9 +181,12 @@ def _mha_mistakes(case: _Case) -> list:
              (_MHA_INTERLEAVED, plant(split=split_last, merge=merge_last)),
              (_MHA_INTERLEAVED, plant(merge=merge_last)),
              (_NO_W_O, plant(w_o=False)),
-             (_W_T, plant(wt=True)),
+             (_W_T, plant(wt="qkvo")),
+             (_HEAD_ROWS, plant(wt="qkv")),
+             (_W_O_T, plant(wt="o")),
              (_BY_D_MODEL, plant(scores=lambda q, k: q @ k.transpose(-2, -1) / math.sqrt(D))),
-             (_OVER_QUERIES, plant(finish=lambda s, v, m: _attend(s, v, m, dim=-2)[0]))]
+             (_OVER_QUERIES, plant(finish=lambda s, v, m: _attend(s, v, m, dim=-2)[0])),
+             (_OVER_HEADS, plant(finish=lambda s, v, m: _attend(s, v, m, dim=1)[0]))]
     q = _split_reference(x["query"] @ x["w_q"], h)  # (B, H, L, Dk)
     k = _split_reference(x["key"] @ x["w_k"], h)  # (B, H, S, Dk)
     found += [(hint, plant(scores=lambda q_, k_, s=s: s()))

@@ -167,6 +167,28 @@ def merge_last(z):
     return z.permute(0, 2, 3, 1).reshape(z.shape[0], z.shape[2], -1)
 
 
+def mha_head_rows(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
+    """Wrong: head i projects with the rows of each weight, `w[sl].T`, not its columns."""
+    d_k = query.shape[-1] // h
+    heads = []
+    for i in range(h):
+        sl = slice(i * d_k, (i + 1) * d_k)
+        q, k, v = query @ w_q[sl].T, key @ w_k[sl].T, value @ w_v[sl].T
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+        w = scores.softmax(-1)
+        if mask is not None:
+            w = w.masked_fill(~mask, 0.0)
+        heads.append(w @ v)
+    return torch.cat(heads, dim=-1) @ w_o
+
+
+def mha_w_o_t(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
+    """Wrong: the output projection transposed, `concat @ w_o.T`."""
+    return mha(query, key, value, w_q, w_k, w_v, w_o, h, mask, use_w_o=False) @ w_o.T
+
+
 def wrong(**kw):
     return lambda *args, **kwargs: mha(*args, **kwargs, **kw)
 
@@ -189,6 +211,9 @@ MHA_MISTAKES = {
     "by_sqrt_h": (wrong(scale=lambda d_k, h: math.sqrt(h)),
                   "you took the square root of the wrong size"),
     "softmax_over_queries": (wrong(dim=-2), "you took the softmax over the queries"),
+    "softmax_over_heads": (wrong(dim=1), r"you took the softmax over the heads \(dim=1"),
+    "head_rows": (mha_head_rows, r"each head took rows of the weights, `w_q\[sl\]\.T`"),
+    "w_o_transposed": (mha_w_o_t, r"you multiplied by `w_o\.T`"),
     "mask_ignored": (wrong(mask_of=lambda m: m[:, None] | True), "you ignored the mask"),
     "mask_inverted": (wrong(mask_of=lambda m: ~m[:, None]), "your mask convention is inverted"),
     "mask_no_head_axis": (wrong(mask_of=lambda m: m), "you gave the mask no head axis"),
