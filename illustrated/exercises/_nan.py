@@ -23,11 +23,12 @@ def _nan_count(x) -> int:
 class _FirstNaN(TorchFunctionMode):
     """Watches the learner's function run and records how its first NaN arose: from a
     division 0/0 (``"0/0"``, e.g. a fully masked row of weights zeroed, then divided by
-    its sum) or from anything else (``"other"``: -inf - (-inf) in a softmax, 0 * log 0)."""
+    its sum) or from anything else (``"other"``: -inf - (-inf) in a softmax, 0 * log 0),
+    and in which function (``op``: "softmax", "kl_div", "__mul__", ...)."""
 
     def __init__(self):
         super().__init__()
-        self.cause = None
+        self.cause = self.op = None
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -39,7 +40,7 @@ class _FirstNaN(TorchFunctionMode):
         zero_by_zero = clean and name in _DIVISIONS and _zero_by_zero(name, args, kwargs)
         out = func(*args, **kwargs)
         if clean and _nan_count(out):
-            self.cause = "0/0" if zero_by_zero else "other"
+            self.cause, self.op = "0/0" if zero_by_zero else "other", name
         return out
 
 

@@ -101,6 +101,18 @@ def _nonfinite(gots: tuple) -> bool:
     return any(not bool(torch.isfinite(g).all()) for g in gots)
 
 
+def _nan_in(op: str) -> Callable:
+    """A diagnosis by where the learner's first NaN arose: inside the function ``op``
+    (e.g. "kl_div", given an argument it cannot take the log of). :func:`_diagnose`
+    compares ``test.nan_op`` with what the watch saw."""
+
+    def test(gots: tuple) -> bool:
+        return _nonfinite(gots)
+
+    test.nan_op = op
+    return test
+
+
 def _coincides(test: Callable, wants: tuple) -> bool:
     """Whether a planted mistake gives the reference's own output on this case (a
     temperature of 1 multiplied or divided, a mask that blocks nothing): then it cannot be
@@ -116,16 +128,18 @@ def _coincides(test: Callable, wants: tuple) -> bool:
         _close(v, w, loose=_LOOSE, equal_nan=True) for v, w in zip(vs, wants))
 
 
-def _diagnose(gots: tuple, mistakes: list, wants: tuple = (), cause: str | None = None
-              ) -> str | None:
+def _diagnose(gots: tuple, mistakes: list, wants: tuple = (), cause: str | None = None,
+              op: str | None = None) -> str | None:
     """The hint of the first planted mistake whose output equals the learner's, skipping
     those that equal the reference ``wants`` too (no diagnosis by coincidence), and, when
     the learner's first NaN came from 0/0 (``cause``), those that make their NaN another
-    way (a -inf fill)."""
+    way (a -inf fill); a mistake known by the function its NaN arises in (``nan_op``)
+    is named only when the learner's first NaN arose there (``op``)."""
     for hint, test in mistakes:
         try:
             if (test(gots) and not (wants and _coincides(test, wants))
-                    and not (cause == "0/0" and _nan_cause(test) == "other")):
+                    and not (cause == "0/0" and _nan_cause(test) == "other")
+                    and getattr(test, "nan_op", op) == op):
                 return hint
         except (RuntimeError, IndexError, ValueError):
             continue  # this mistake cannot even produce these shapes
@@ -235,7 +249,7 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
         gots = _unpack(got, want, where, checker)
         if all(g.dtype == w.dtype and _close(g, w) for g, w in zip(gots, wants)):
             continue
-        hint = _diagnose(gots, mistakes(case), wants, watch.cause)
+        hint = _diagnose(gots, mistakes(case), wants, watch.cause, watch.op)
         if hint is None and watch.cause == "0/0" and _nonfinite(gots):
             hint = zero_by_zero or _ZERO_BY_ZERO
         if hint is None and [g.dtype for g in gots] != [w.dtype for w in wants]:

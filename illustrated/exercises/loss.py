@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from ..loss import LabelSmoothingLoss
-from ._runner import _Case, _equals, _nonfinite, _randn, _run
+from ._runner import _Case, _equals, _nan_in, _nonfinite, _randn, _run
 
 _PAD_MASS = ("it looks like you gave some smoothing mass to the padding word: `q` must be "
              "0 on `pad_id` (padding is never a right answer), and the `eps` is shared by "
@@ -53,6 +53,9 @@ _KL_DIV_MEAN = ("it looks like you used `F.kl_div(..., reduction='mean')`: it di
 _PAD_NOT_ZEROED = ("it looks like you shared eps / (V - 2) but left it on the padding word "
                    "as well, so `q` sums to more than 1: set `q[..., pad_id] = 0` (padding "
                    "is never a right answer), which leaves the V - 2 words that share eps.")
+_KL_SWAPPED = ("it looks like you swapped the arguments of `F.kl_div`: it takes the "
+               "model's log-probabilities first and the target distribution second, "
+               "`F.kl_div(logp, q, reduction='sum')`, and then computes `KL(q || p)`.")
 _NAN = ("it looks like `0 * log 0` gave NaN: where `q` is 0 (padding, and every word but "
         "the target when eps = 0) the term must be 0. Compute the terms only where `q > 0`, "
         "e.g. with `torch.where(q > 0, ..., 0)`.")
@@ -100,12 +103,32 @@ def _torch_cross_entropy(logp, target, pad_id, eps):
                            label_smoothing=eps)
 
 
+def _kl_swapped(logp, target, pad_id, eps, log_target):
+    """`F.kl_div` with its arguments swapped, in the two forms that do not give NaN:
+    ``(q, logp, log_target=True)`` and ``(q.log(), logp.exp())`` (KL(p || q), inf where
+    q is 0)."""
+    V = logp.shape[-1]
+    lp, t = logp.reshape(-1, V), target.reshape(-1)  # (N, V), (N,)
+    keep = t != pad_id
+    q = torch.full_like(lp[keep], eps / (V - 2))  # (n, V)
+    q[:, pad_id] = 0.0
+    q.scatter_(1, t[keep][:, None], 1.0 - eps)
+    if log_target:
+        total = F.kl_div(q, lp[keep], reduction="sum", log_target=True)
+    else:
+        total = F.kl_div(q.log(), lp[keep].exp(), reduction="sum")
+    return total / max(int(keep.sum()), 1)
+
+
 def _loss_mistakes(case: _Case) -> list:
     logp, target, pad_id, eps = case.inputs.values()
     args = (logp, target, pad_id, eps)
     rows, batch = target.numel(), logp.shape[0]  # batchmean's divisor, flattened or not
     kept, V = int((target != pad_id).sum()), logp.shape[-1]  # 'mean' divides by kept * V
     return [
+        (_KL_SWAPPED, _nan_in("kl_div")),  # F.kl_div(q, logp): the log of logp < 0
+        (_KL_SWAPPED, _equals(lambda: _kl_swapped(*args, log_target=True))),
+        (_KL_SWAPPED, _equals(lambda: _kl_swapped(*args, log_target=False))),
         (_NAN, _nonfinite),
         (_PAD_MASS, _equals(lambda: _variant(*args, spread="pad_mass"))),
         (_NORMALISATION, _equals(lambda: _variant(*args, spread="v_minus_1"))),

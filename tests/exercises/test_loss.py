@@ -144,6 +144,28 @@ def pad_not_zeroed(logp, target, pad_id, eps):
     return terms.sum() / keep.sum()
 
 
+def kl_div_swapped(logp, target, pad_id, eps):
+    """Wrong: `F.kl_div(q, logp)`, read as KL(q || p); torch takes the log of logp < 0."""
+    keep = target != pad_id
+    q = smoothed_q(logp[keep], target[keep], pad_id, eps)
+    return F.kl_div(q, logp[keep], reduction="sum") / keep.sum()
+
+
+def kl_div_swapped_log_target(logp, target, pad_id, eps):
+    """Wrong: swapped, and told the target is a log (so no NaN, a wrong number)."""
+    keep = target != pad_id
+    q = smoothed_q(logp[keep], target[keep], pad_id, eps)
+    return F.kl_div(q, logp[keep], reduction="sum", log_target=True) / keep.sum()
+
+
+def kl_div_swapped_exp(logp, target, pad_id, eps):
+    """Wrong: swapped with the right kinds, log q as input and p as target: KL(p || q),
+    infinite where q is 0 (padding)."""
+    keep = target != pad_id
+    q = smoothed_q(logp[keep], target[keep], pad_id, eps)
+    return F.kl_div(q.log(), logp[keep].exp(), reduction="sum") / keep.sum()
+
+
 def pad_is_zero(logp, target, pad_id, eps):
     return loss_by_hand(logp, target, 0, eps)
 
@@ -171,14 +193,17 @@ MISTAKES = [
     (not_shifted, HINT + r"the targets were compared with the prediction one position"),
     (kl_div_mean, HINT + r"you used `F\.kl_div\(\.\.\., reduction='mean'\)`"),
     (pad_not_zeroed, HINT + r"you shared eps / \(V - 2\) but left it on the padding word"),
+    (kl_div_swapped, r"NaN or inf.*" + HINT + r"you swapped the arguments of `F\.kl_div`"),
+    (kl_div_swapped_log_target, HINT + r"you swapped the arguments of `F\.kl_div`"),
+    (kl_div_swapped_exp, HINT + r"you swapped the arguments of `F\.kl_div`"),
     (lambda lp, t, p, e: loss_by_hand(lp, t, p, e) + 0.01, r"\nHint: build `q` first"),
     (lambda lp, t: loss_by_hand(lp, t, 0, 0.1), r"raised TypeError.*\nHint: your function "
                                                  r"must take `\(logp, target, pad_id, eps\)`"),
 ]
 IDS = ["f_cross_entropy", "batchmean_flat", "batchmean", "pad_is_zero", "pad_mass",
-       "v_minus_1", "pad_positions", "nan", "torch_smoothing",
-       "cross_entropy", "sum", "not_shifted", "kl_div_mean", "pad_not_zeroed", "general",
-       "signature"]
+       "v_minus_1", "pad_positions", "nan", "torch_smoothing", "cross_entropy", "sum",
+       "not_shifted", "kl_div_mean", "pad_not_zeroed", "kl_div_swapped",
+       "kl_div_swapped_log_target", "kl_div_swapped_exp", "general", "signature"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=IDS)
