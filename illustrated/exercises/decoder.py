@@ -54,6 +54,18 @@ _SHARED_WRAPPER = ("it looks like a sub-layer went through another sub-layer's w
                    "(`layer.sublayer1` for every step, or `layer.sublayer2` for the "
                    "feed-forward): each wrapper has a layer norm of its own, with its own "
                    "learned scale and shift, so step K goes through `layer.sublayerK`.")
+_FFN_UNWRAPPED = ("it looks like the feed-forward ran outside its wrapper "
+                  "(`layer.feed_forward(x)`, or `x + layer.feed_forward(x)` with no norm): "
+                  "it is a sub-layer like the two attentions, with a residual connection "
+                  "and a layer norm of its own: `layer.sublayer3(x, layer.feed_forward)`.")
+_SELF_KV_MEMORY = ("it looks like the self-attention took its keys and values from "
+                   "`memory`: it reads the decoder's own positions, "
+                   "`layer.self_attn(y, y, y, tgt_mask)`; `memory` is read by "
+                   "encoder-decoder attention only.")
+_TGT_TO_SRC = ("it looks like `tgt_mask` went to encoder-decoder attention: its keys are "
+               "the source words, so it takes the source's padding mask, "
+               "`layer.src_attn(y, memory, memory, src_mask)`; the causal `tgt_mask` "
+               "belongs to the self-attention alone.")
 _PRE_NORM = ("it looks like you normalised *before* each sub-layer (pre-norm, "
              "`x + f(norm(x))`); this layer is post-norm, as in the paper: "
              "`norm(x + f(x))`, which is what `layer.sublayerK(x, f)` computes.")
@@ -102,12 +114,16 @@ def _sub(s, x, f, flip=False, residual=True, norm=True):
 
 def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal=True,
           src_masked=True, order=(1, 2, 3), add_norm=True, swap_masks=False, attend=None,
-          connect=None, second_reads="stream", feed_forward=None, wrappers=(1, 2, 3)):
+          connect=None, second_reads="stream", feed_forward=None, wrappers=(1, 2, 3),
+          self_kv="decoder", cross_mask="src", ffn_connect=None):
     """The decoder layer, or one of its usual mistakes, depending on the switches.
 
     ``second_reads``: what the second sub-layer reads of the layer's input ``x`` instead
     of the stream: ``"input"`` as its input, ``"query"`` as its queries. ``wrappers[k - 1]``:
-    the wrapper sub-layer ``k`` goes through (``(1, 1, 1)``: one for all).
+    the wrapper sub-layer ``k`` goes through (``(1, 1, 1)``: one for all). ``self_kv``:
+    where the self-attention's keys and values come from; ``cross_mask``: the mask
+    encoder-decoder attention gets (``"tgt"``: the causal one); ``ffn_connect``: how the
+    feed-forward alone is connected (e.g. bare, outside its wrapper).
 
     ``attend(module, query, key, value, mask)`` runs an attention module and
     ``connect(wrapper, x, f)`` a sub-layer wrapper; by default they call them as the
@@ -123,17 +139,21 @@ def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal
     def cross(y):
         kv_in = memory if kv == "memory" else y
         query = memory if q == "memory" else x0 if second_reads == "query" else y
+        mask = tgt_mask if cross_mask == "tgt" else src_mask
         return attend(layer.src_attn, query, kv_in, kv_in,
-                      src_mask if src_masked and kv == "memory" else None)
+                      mask if src_masked and kv == "memory" else None)
+
+    def self_attention(y):
+        kv_in = memory if self_kv == "memory" else y
+        return attend(layer.self_attn, y, kv_in, kv_in, tgt_mask if causal else None)
 
     wrapper = [getattr(layer, f"sublayer{k}") for k in wrappers]
-    subs = {1: (wrapper[0], lambda y: attend(layer.self_attn, y, y, y,
-                                             tgt_mask if causal else None)),
-            2: (wrapper[1], cross),
+    subs = {1: (wrapper[0], self_attention), 2: (wrapper[1], cross),
             3: (wrapper[2], feed_forward or layer.feed_forward)}
     for k in order:
         wrapper, f = subs[k]
-        x = connect(wrapper, x0 if k == 2 and second_reads == "input" else x, f)  # (B, T, D)
+        how = ffn_connect if k == 3 and ffn_connect else connect
+        x = how(wrapper, x0 if k == 2 and second_reads == "input" else x, f)  # (B, T, D)
     return x
 
 
@@ -158,7 +178,11 @@ def _mistakes(case: _Case) -> list:
             (_QUERY_FROM_INPUT, wired(second_reads="query")),
             (_NORM_NO_RESIDUAL, wired(connect=lambda s, x, f: _sub(s, x, f, residual=False))),
             (_PRE_NORM, wired(connect=lambda s, x, f: _sub(s, x, f, flip=True))),
-            *[(_SHARED_WRAPPER, wired(wrappers=w)) for w in ((1, 1, 1), (1, 2, 2), (1, 1, 3))]]
+            *[(_SHARED_WRAPPER, wired(wrappers=w)) for w in ((1, 1, 1), (1, 2, 2), (1, 1, 3))],
+            (_FFN_UNWRAPPED, wired(ffn_connect=_without_wrapper)),
+            (_FFN_UNWRAPPED, wired(ffn_connect=lambda s, x, f: _sub(s, x, f, norm=False))),
+            (_SELF_KV_MEMORY, wired(self_kv="memory")),
+            (_TGT_TO_SRC, wired(cross_mask="tgt"))]
 
 
 def _no_grad(f, *args, **kwargs):

@@ -75,6 +75,34 @@ def query_from_input(layer, x, memory, src_mask, tgt_mask):
     return layer.sublayer3(x2, layer.feed_forward)
 
 
+def ffn_outside(layer, x, memory, src_mask, tgt_mask):
+    """Wrong: the feed-forward called bare, outside `layer.sublayer3`."""
+    x = layer.sublayer1(x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x = layer.sublayer2(x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+    return layer.feed_forward(x)
+
+
+def ffn_residual_only(layer, x, memory, src_mask, tgt_mask):
+    """Wrong: the feed-forward with its residual but without its layer norm."""
+    x = layer.sublayer1(x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x = layer.sublayer2(x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+    return x + layer.feed_forward(x)
+
+
+def self_kv_from_memory(layer, x, memory, src_mask, tgt_mask):
+    """Wrong: the self-attention reads its keys and values from the encoder."""
+    x = layer.sublayer1(x, lambda y: layer.self_attn(y, memory, memory, tgt_mask))
+    x = layer.sublayer2(x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+    return layer.sublayer3(x, layer.feed_forward)
+
+
+def tgt_mask_to_src_attn(layer, x, memory, src_mask, tgt_mask):
+    """Wrong: the causal mask given to encoder-decoder attention as well."""
+    x = layer.sublayer1(x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x = layer.sublayer2(x, lambda y: layer.src_attn(y, memory, memory, tgt_mask))
+    return layer.sublayer3(x, layer.feed_forward)
+
+
 def connected(how):
     """The right wiring, each sub-layer connected by ``how(norm, x, f)``."""
     def fn(layer, x, memory, src_mask, tgt_mask):
@@ -123,11 +151,18 @@ MISTAKES = [
                                           r"wrapper"),
     (connected_through((1, 2, 2)), HINT + r"a sub-layer went through another sub-layer's "
                                           r"wrapper"),
+    (ffn_outside, HINT + r"the feed-forward ran outside its wrapper"),
+    (ffn_residual_only, HINT + r"the feed-forward ran outside its wrapper"),
+    (self_kv_from_memory, HINT + r"the self-attention took its keys and values from "
+                                 r"`memory`"),
+    (tgt_mask_to_src_attn, HINT + r"`tgt_mask` went to encoder-decoder attention"),
     (lambda *args: wired(*args) + 0.01, r"\nHint: write the three steps one per line"),
 ]
 IDS = ["full_swap", "second_reads_input", "query_from_input", "norm_no_residual",
        "pre_norm", "kv_decoder", "q_memory", "no_causal", "no_src_mask", "order", "no_ffn",
-       "no_add_norm", "swapped_masks", "one_norm_for_all", "ffn_through_sublayer2", "general"]
+       "no_add_norm", "swapped_masks", "one_norm_for_all", "ffn_through_sublayer2",
+       "ffn_outside", "ffn_residual_only", "self_kv_memory", "tgt_mask_to_src_attn",
+       "general"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=IDS)
