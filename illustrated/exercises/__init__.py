@@ -13,7 +13,9 @@ shapes, the ``Hint:`` names the mistake your output most resembles. To find it, 
 checker computes the usual wrong versions itself (softmax over the wrong axis, no
 ``√d_k``, inverted mask, ...) and looks for the one your output equals. Your function
 must also leave its inputs as they were: one that writes into them (``x -= ...``,
-``x.exp_()``) would silently change the caller's tensors, and is refused.
+``x.exp_()``) would silently change the caller's tensors, and is refused. When your
+function raises, the traceback shows your own lines (down to the one that raised) and
+then the checker's message, not the checker's machinery.
 
 Masks follow the package convention: bool, ``True`` means *may attend*.
 """

@@ -244,7 +244,7 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
                 got = fn(*args, **case.kwargs)
         except Exception as exc:
             raise _failure(checker, where, f"your function raised {type(exc).__name__}: "
-                           f"{exc}", error_hint) from exc
+                           f"{exc}", error_hint).with_traceback(exc.__traceback__) from None
         _check_inputs_unchanged(checker, where, case, args)
         gots = _unpack(got, want, where, checker)
         if all(g.dtype == w.dtype and _close(g, w) for g, w in zip(gots, wants)):

@@ -17,6 +17,7 @@ from ._attend import (
     _score_mistakes,
     _scores_reference,
 )
+from ._frames import _learner_frames_only
 from ._runner import (
     _LARGE,
     _OVERFLOW,
@@ -39,6 +40,7 @@ def _scores_mistakes(case: _Case) -> list:
     return [(h, _equals(s)) for h, s in _score_mistakes(*case.inputs.values())]
 
 
+@_learner_frames_only
 def check_scores(fn: Callable) -> None:
     """Check ``fn(q, k)``: the scaled scores ``Q Kᵀ / √d_k`` of shape ``(..., L, S)``,
     for ``q`` ``(..., L, d_k)`` and ``k`` ``(..., S, d_k)``."""
@@ -125,6 +127,7 @@ def _qkv(seed, batch, L, S, d_k=6, d_v=7, dtype=torch.float64, scale=1.0) -> dic
             "v": _randn(seed + 2, *batch, S, d_v, dtype=dtype)}
 
 
+@_learner_frames_only
 def check_attention(fn: Callable) -> None:
     """Check ``fn(q, k, v, mask=None) -> (output, weights)`` against
     :func:`illustrated.attention.scaled_dot_product_attention`: ``q`` ``(..., L, d_k)``,

@@ -6,6 +6,7 @@ from typing import Callable
 
 import torch
 
+from ._frames import _learner_frames_only
 from ._runner import _Case, _equals, _run
 
 
@@ -47,6 +48,7 @@ def _mistakes(case: _Case) -> list:
     ]
 
 
+@_learner_frames_only
 def check_token_batches(fn: Callable) -> None:
     """Check ``fn(lengths, max_tokens) -> batch_ids``: ``lengths`` a LongTensor ``(N,)``
     sorted in increasing order, ``batch_ids`` a LongTensor ``(N,)`` numbering the batches

@@ -13,6 +13,7 @@ import torch
 
 from ..layers import DecoderLayer
 from ..masks import padding_mask, subsequent_mask
+from ._frames import _learner_frames_only
 from ._runner import _Case, _equals, _randn, _run
 
 _KV_DECODER = ("it looks like the keys and values of encoder-decoder attention came from "
@@ -199,6 +200,7 @@ def _inputs(seed: int, B: int, T: int, S: int, pads: int = 0) -> dict:
             "tgt_mask": subsequent_mask(T)}  # (1, T, T)
 
 
+@_learner_frames_only
 def check_decoder_layer(fn: Callable) -> None:
     """Check ``fn(layer, x, memory, src_mask, tgt_mask)``: one decoder layer's forward pass
     built from ``layer``'s parts, equal to ``layer(x, memory, src_mask, tgt_mask)``, for

@@ -13,6 +13,7 @@ from typing import Callable
 
 import torch
 
+from ._frames import _learner_frames_only
 from ._runner import _Case, _equals, _randn, _run
 
 PAD, BOS, EOS = 0, 1, 2
@@ -106,6 +107,7 @@ def _greedy_case(name, sentences, vocab, max_len, seed) -> _Case:
                         "eos_id": EOS, "max_len": max_len})
 
 
+@_learner_frames_only
 def check_greedy_decode(fn: Callable) -> None:
     """Check ``fn(next_logits, batch_size, bos_id, eos_id, max_len)``: greedy decoding.
 
@@ -207,6 +209,7 @@ def _beam_case(name, scores, vocab, k, seed, scale=2.0) -> _Case:
                         "log_probs": log_probs, "k": k})
 
 
+@_learner_frames_only
 def check_beam_step(fn: Callable) -> None:
     """Check ``fn(scores, log_probs, k)``: one step of beam search.
 

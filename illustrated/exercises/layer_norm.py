@@ -13,6 +13,7 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
+from ._frames import _learner_frames_only
 from ._runner import _Case, _close, _equals, _randn, _run, _t
 
 _EPS = 1e-5  # torch.nn.LayerNorm's default, and the exercise's
@@ -114,6 +115,7 @@ def _inputs(seed: int, *shape, dtype=torch.float64, scale=1.0, shift=0.0) -> dic
             "beta": 0.5 + 0.5 * _randn(seed + 2, D, dtype=dtype)}
 
 
+@_learner_frames_only
 def check_layer_norm(fn: Callable) -> None:
     """Check ``fn(x, gamma, beta, eps=1e-5)``: layer norm over the last axis of ``x``
     ``(..., D)``, with the learned scale ``gamma`` ``(D,)`` and shift ``beta`` ``(D,)``,

@@ -8,6 +8,7 @@ from typing import Callable
 import torch
 
 from ..attention import scaled_dot_product_attention
+from ._frames import _learner_frames_only
 from ._runner import _LARGE, _OVERFLOW, _Case, _equals, _nonfinite, _randn, _run, _t
 
 _NO_SOFTMAX = ("it looks like you forgot the softmax: raw dot products `keys @ query` are "
@@ -60,6 +61,7 @@ def _lookup(seed, d, n, dv=None, dtype=torch.float64) -> dict:
             "values": _randn(seed + 2, n, *([] if dv is None else [dv]), dtype=dtype)}
 
 
+@_learner_frames_only
 def check_soft_lookup(fn: Callable) -> None:
     """Check ``fn(query, keys, values, temperature=1.0)``, chapter 2's soft dictionary lookup
     ``softmax(keys @ query / temperature) @ values``: ``query`` ``(d,)``, ``keys`` ``(n, d)``,

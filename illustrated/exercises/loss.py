@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from ..loss import LabelSmoothingLoss
+from ._frames import _learner_frames_only
 from ._runner import _Case, _equals, _nan_in, _nonfinite, _randn, _run
 
 _PAD_MASS = ("it looks like you gave some smoothing mass to the padding word: `q` must be "
@@ -159,6 +160,7 @@ def _inputs(seed: int, target, V: int, pad_id: int = 0, eps: float = 0.1,
     return {"logp": logits.log_softmax(-1), "target": target, "pad_id": pad_id, "eps": eps}
 
 
+@_learner_frames_only
 def check_label_smoothing_loss(fn: Callable) -> None:
     """Check ``fn(logp, target, pad_id, eps)``: the label-smoothed KL loss of
     log-probabilities ``logp`` ``(..., V)`` against target ids ``(...)``, averaged over the

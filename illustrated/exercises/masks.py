@@ -7,6 +7,7 @@ from typing import Callable
 import torch
 
 from ..masks import padding_mask, subsequent_mask
+from ._frames import _learner_frames_only
 from ._runner import _Case, _equals, _run
 
 _CONVENTION = "In this book True means 'may attend' and False means 'blocked'"
@@ -61,6 +62,7 @@ def _subsequent_mistakes(case: _Case) -> list:
     ]
 
 
+@_learner_frames_only
 def check_subsequent_mask(fn: Callable) -> None:
     """Check ``fn(size) -> mask``: the causal mask of :func:`illustrated.masks.subsequent_mask`,
     bool ``(1, L, L)`` with ``True`` on and below the diagonal (query ``i`` may attend to
@@ -138,6 +140,7 @@ def _ids(*rows) -> torch.Tensor:
     return torch.tensor(rows, dtype=torch.long)
 
 
+@_learner_frames_only
 def check_padding_mask(fn: Callable) -> None:
     """Check ``fn(tokens, pad_id) -> mask``: the padding mask of
     :func:`illustrated.masks.padding_mask`, bool ``(B, 1, S)``, ``True`` on real tokens,

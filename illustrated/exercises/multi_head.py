@@ -16,6 +16,7 @@ from ._attend import (
     _score_mistakes,
     _scores_reference,
 )
+from ._frames import _learner_frames_only
 from ._runner import _Case, _equals, _randn, _run
 from .attention import _AFTER, _NEG_INF, _NOT_ZEROED, _RENORMALISED, _ZERO_FILL
 
@@ -52,6 +53,7 @@ def _split_mistakes(case: _Case) -> list:
             (_FLATTENED, _equals(lambda: _split_reference(x, h).reshape(B * h, L, D // h)))]
 
 
+@_learner_frames_only
 def check_split_heads(fn: Callable) -> None:
     """Check ``fn(x, h=...)``: ``x`` ``(B, L, D)`` -> ``(B, H, L, Dk)``, head ``i`` holding
     columns ``i*Dk`` to ``(i+1)*Dk`` of every token."""
@@ -73,6 +75,7 @@ def _merge_mistakes(case: _Case) -> list:
             (_SUMMED, _equals(lambda: z.mean(1)))]
 
 
+@_learner_frames_only
 def check_merge_heads(fn: Callable) -> None:
     """Check ``fn(z)``: ``z`` ``(B, H, L, Dk)`` -> ``(B, L, H*Dk)``, the heads side by
     side in order (the inverse of splitting)."""
@@ -220,6 +223,7 @@ def _mha_case(name: str, seed: int, B: int, L: int, S: int, D: int, h: int,
     return _Case(name, inputs, {"h": h})
 
 
+@_learner_frames_only
 def check_multi_head_attention(fn: Callable) -> None:
     """Check ``fn(query, key, value, w_q, w_k, w_v, w_o, h, mask=None)`` -> ``(B, L, D)``
     against :class:`illustrated.attention.MultiHeadAttention` (without biases).

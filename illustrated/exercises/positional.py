@@ -8,6 +8,7 @@ from typing import Callable
 import torch
 
 from ..positional import sinusoidal_encoding
+from ._frames import _learner_frames_only
 from ._runner import _Case, _equals, _run
 
 _SWAPPED = ("it looks like you swapped sin and cos: the even columns 2i hold the sine, "
@@ -76,6 +77,7 @@ def _positional_mistakes(case: _Case) -> list:
     return found
 
 
+@_learner_frames_only
 def check_positional_encoding(fn: Callable) -> None:
     """Check ``fn(length, d_model, base)``: the ``(length, d_model)`` table of sinusoidal
     positional encodings in the paper's interleaved layout, positions ``0 .. length-1``.

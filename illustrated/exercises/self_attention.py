@@ -16,6 +16,7 @@ from ._attend import (
     _score_mistakes,
     _scores_reference,
 )
+from ._frames import _learner_frames_only
 from ._runner import _LARGE, _OVERFLOW, _Case, _equals, _nonfinite, _randn, _run
 
 _NO_PROJECTIONS = ("it looks like you used x itself as queries, keys and values: project it "
@@ -62,6 +63,7 @@ def _xw(seed, batch, L, D=6, d_k=3, dtype=torch.float64, scale=1.0) -> dict:
                for i, w in enumerate(("w_q", "w_k", "w_v"), start=1)}}
 
 
+@_learner_frames_only
 def check_self_attention(fn: Callable) -> None:
     """Check ``fn(x, w_q, w_k, w_v) -> z``, chapter 3's self-attention
     ``z = Attention(x W_q, x W_k, x W_v)``: ``x`` ``(L, D)`` or ``(B, L, D)``, each ``w_*``

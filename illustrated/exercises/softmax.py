@@ -6,6 +6,7 @@ from typing import Callable
 
 import torch
 
+from ._frames import _learner_frames_only
 from ._runner import _LARGE, _OVERFLOW, _Case, _equals, _nonfinite, _randn, _run, _t
 
 _GLOBAL_MAX = ("it looks like you subtracted the maximum of the whole tensor: a row far below "
@@ -42,6 +43,7 @@ def _naive_softmax(x: torch.Tensor) -> torch.Tensor:
     return e / e.sum(-1, keepdim=True)
 
 
+@_learner_frames_only
 def check_softmax(fn: Callable) -> None:
     """Check ``fn(x)``: the softmax of ``x`` over its last dimension, any shape ``(..., n)``."""
     cases = [

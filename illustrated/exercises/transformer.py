@@ -25,6 +25,7 @@ from ..layers import DecoderLayer, EncoderLayer
 from ..masks import padding_mask, subsequent_mask
 from ..model import ModelConfig, Transformer
 from ..positional import sinusoidal_encoding
+from ._frames import _learner_frames_only
 from ._runner import _WIDTH, _failure, _fill
 from ._transformer_mistakes import (_GENERAL, _INTERFACE, _TRAIN_ONLY, _WIRING,
                                     _model_mistakes)
@@ -190,6 +191,7 @@ def _inputs(c: ModelConfig):
             ("padded, masked", True, (padded_src, padded_tgt, src_mask, tgt_mask))]
 
 
+@_learner_frames_only
 def check_transformer(cls, config: ModelConfig | None = None) -> None:
     """Check a whole encoder-decoder Transformer class against ``torch.nn.Transformer``.
 
@@ -260,7 +262,7 @@ def _check(cls, c: ModelConfig) -> None:
                 got_decoded = model.decode(memory, src_mask, tgt, tgt_mask)
         except Exception as exc:
             raise _failure(_NAME, where, f"your model raised {type(exc).__name__}: {exc}",
-                           _raised_hint(exc)) from exc
+                           _raised_hint(exc)).with_traceback(exc.__traceback__) from None
         results = [("forward", got, want), ("encode", got_memory, memory),
                    ("decode", got_decoded, decoded)]
         bad = [(n, g, w) for n, g, w in results if not _close(g, w)]
@@ -272,11 +274,13 @@ def _check(cls, c: ModelConfig) -> None:
             _walk(model, pkg, *args, c.norm_first)
         except _Differs as d:
             hint = _TRAIN_ONLY if training and d.hint == _GENERAL else d.hint
+            raised = d.__cause__.__traceback__ if d.__cause__ else None  # a part raised
             raise _failure(_NAME, where, f"{problem}. The first part that differs is "
-                           f"{d.part}: {d.problem}.", hint) from None
+                           f"{d.part}: {d.problem}.", hint).with_traceback(raised) from None
         except Exception as exc:  # the parts are not where the interface says
             raise _failure(_NAME, where, f"{problem}, and its parts could not be compared "
-                           f"one by one ({type(exc).__name__}: {exc}).", _INTERFACE) from exc
+                           f"one by one ({type(exc).__name__}: {exc}).",
+                           _INTERFACE).with_traceback(exc.__traceback__) from None
         hint = next((h for h, v in _model_mistakes(pkg, *args)
                      if _matches(got, v) and not _same(v, want)), None)
         if hint is None:

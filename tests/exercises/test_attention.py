@@ -67,7 +67,7 @@ def test_check_scores_names_the_mistake(fn, hint):
 def test_check_scores_transposition_errors_get_the_matmul_hint(fn, where):
     with pytest.raises(AssertionError) as info:
         check_scores(fn)
-    assert isinstance(info.value.__cause__, RuntimeError)
+    assert isinstance(info.value.__context__, RuntimeError)
     assert re.search(rf"^check_scores: on test '{where}' \(q .* raised RuntimeError.*\nHint: "
                      r"the scores are `q @ k\.transpose\(-2, -1\)`.*`k\.T` reverses",
                      unwrap(str(info.value)))

@@ -150,7 +150,7 @@ def test_check_padding_mask_reports_an_exception_with_the_inputs():
 
     with pytest.raises(AssertionError) as info:
         check_padding_mask(learner)
-    assert isinstance(info.value.__cause__, TypeError)
+    assert isinstance(info.value.__context__, TypeError)
     assert re.search(r"^check_padding_mask: on test 'the source's batch' \(tokens \(2, 5\), "
                      r"pad_id=0, int64\): your function raised TypeError: .*\nHint: compare "
                      r"the ids with the pad id", unwrap(str(info.value)))

@@ -2,18 +2,23 @@
 non-function, reporting exceptions and None, rejecting a function that writes into its
 inputs, one Hint paragraph, lines that fit the book, the global seed untouched)."""
 import math
+import os
 import re
+import traceback
 
 import pytest
 import torch
 
+import illustrated.exercises
 from illustrated.exercises import (
     check_attention,
     check_scores,
     check_self_attention,
     check_soft_lookup,
     check_softmax,
+    check_transformer,
 )
+from illustrated.model import Transformer
 
 from . import test_attention, test_lookup, test_self_attention, test_softmax
 from .helpers import MAX_LINE, assert_fails, assert_one_line, softmax_torch, unwrap
@@ -39,13 +44,14 @@ def test_non_callable_is_a_type_error(checker):
 
 
 @pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
-def test_exception_is_chained_and_names_the_input(checker):
+def test_exception_is_kept_and_names_the_input(checker):
     def learner(*args, **kwargs):
         raise ValueError("boom")
 
     with pytest.raises(AssertionError) as info:
         checker(learner)
-    assert isinstance(info.value.__cause__, ValueError)
+    assert isinstance(info.value.__context__, ValueError)  # kept, not printed twice
+    assert info.value.__suppress_context__
     assert re.search(rf"^{checker.__name__}: on test '[^']+' \(\w+ \([\d, ]+\).*\): your "
                      r"function raised ValueError: boom\nHint: \S", unwrap(str(info.value)))
 
@@ -206,3 +212,67 @@ def test_nan_from_0_by_0_is_recognised_before_minus_inf():
              mistakes, error_hint="-", general_hint="-", success="-",
              zero_by_zero="it looks like 0/0.")
     assert str(info.value).endswith("Hint: it looks like the -inf fill.")
+
+
+# ---------------------------------------------------------------- what a learner's error shows
+
+EXERCISES = os.path.dirname(os.path.abspath(illustrated.exercises.__file__))
+FUNCTION_CHECKERS = [n for n in illustrated.exercises.__all__ if n != "check_transformer"]
+
+
+def _helper():
+    return torch.ones(2).sum(dim=5)  # IndexError inside a torch op, under the NaN watch
+
+
+def _learner(*args, **kwargs):
+    return _helper()
+
+
+def _frames(error: BaseException) -> list:
+    """(file name, function) of each frame of the error's traceback, outermost first;
+    files of illustrated/exercises by name, others as 'learner'."""
+    return [(os.path.basename(f.filename) if os.path.dirname(os.path.abspath(f.filename))
+             == EXERCISES else "learner", f.name)
+            for f in traceback.extract_tb(error.__traceback__)]
+
+
+@pytest.mark.parametrize("name", FUNCTION_CHECKERS)
+def test_a_learners_error_shows_their_frames_and_the_message_only(name):
+    """The checker's AssertionError carries the learner's frames (down to the line that
+    raised), not the checker's, the runner's or the NaN watch's; the one frame left from
+    illustrated/exercises, the wrapper's raise, is marked for IPython and pytest to hide."""
+    with pytest.raises(AssertionError) as info:
+        getattr(illustrated.exercises, name)(_learner)
+    frames = _frames(info.value)
+    ours = [f for f in frames if f[0] != "learner"]
+    assert ours == [("_frames.py", "checker")], frames
+    assert frames[-2:] == [("learner", "_learner"), ("learner", "_helper")], frames
+    tb = info.value.__traceback__.tb_next  # the wrapper's frame, after this test's
+    assert tb.tb_frame.f_locals.get("__tracebackhide__") is True
+    assert "your function raised IndexError" in " ".join(str(info.value).split())
+
+
+def test_check_transformer_shows_the_learners_frames_only():
+    class Raises(Transformer):
+        def forward(self, *args):
+            return _helper()
+
+    with pytest.raises(AssertionError) as info:
+        check_transformer(Raises)
+    frames = _frames(info.value)
+    assert [f for f in frames if f[0] != "learner"] == [("_frames.py", "checker")], frames
+    assert frames[-2:] == [("learner", "forward"), ("learner", "_helper")], frames
+
+
+def test_in_ipython_the_traceback_is_the_learners_and_the_message():
+    """What Jupyter prints: the cell's call, '[... skipping hidden 1 frame]', the
+    learner's lines, the message; none of this package's files."""
+    ultratb = pytest.importorskip("IPython.core.ultratb")
+    with pytest.raises(AssertionError) as info:
+        check_softmax(_learner)
+    text = ultratb.VerboseTB(theme_name="nocolor").text(
+        AssertionError, info.value, info.value.__traceback__)
+    assert "skipping hidden 1 frame" in text, text
+    assert "return torch.ones(2).sum(dim=5)" in text, text
+    assert "check_softmax: on test" in text and "Hint:" in text, text
+    assert EXERCISES not in text, text  # no file of illustrated/exercises is shown
