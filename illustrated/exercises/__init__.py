@@ -30,6 +30,7 @@ from .masks import check_padding_mask, check_subsequent_mask
 from .multi_head import check_merge_heads, check_multi_head_attention, check_split_heads
 from .positional import check_positional_encoding
 from .self_attention import check_self_attention
+from .shift import check_shift
 from .softmax import check_softmax
 from .transformer import check_transformer
 
@@ -50,6 +51,7 @@ __all__ = [
     "check_greedy_decode",  # chapter 10
     "check_beam_step",  # chapter 10
     "check_label_smoothing_loss",  # chapter 11
+    "check_shift",  # chapter 11
     "check_transformer",  # the capstone
     "check_token_batches",  # Real sentences
 ]
