@@ -14,6 +14,7 @@ from typing import Callable
 
 import torch
 
+from ._frames import _learner_frames_only
 from ._runner import (_DTYPE_IDS, _WIDTH, _Case, _check_inputs_unchanged, _describe,
                       _failure, _kind)
 
@@ -112,6 +113,7 @@ def _problem(got: tuple, want: tuple) -> str:
     return "mismatch"
 
 
+@_learner_frames_only
 def check_shift(fn: Callable) -> None:
     """Check ``fn(tgt) -> (tgt_in, tgt_out)``: the decoder's input and the loss's target
     from a padded target batch ``tgt`` ``(B, T + 1)``, as
@@ -128,7 +130,8 @@ def check_shift(fn: Callable) -> None:
             got = fn(given)
         except Exception as exc:
             raise _failure("check_shift", where, f"your function raised "
-                           f"{type(exc).__name__}: {exc}", _ERROR) from exc
+                           f"{type(exc).__name__}: {exc}",
+                           _ERROR).with_traceback(exc.__traceback__) from None
         _check_inputs_unchanged("check_shift", where, case, [given])
         got = _pair(got, where)
         if all(g.dtype == w.dtype and _same(g, w) for g, w in zip(got, want)):
