@@ -143,6 +143,9 @@ def names(code: str) -> tuple[set[str], set[str]]:
 
 
 def _block(statements: list[ast.stmt], binds: set[str], reads: set[str]) -> None:
+    """Add to ``binds`` and ``reads`` statement by statement, entering compound statements
+    (``for``, ``with``, ``if``, ``while``, ``try``) so that their targets bind before their
+    bodies read."""
     for statement in statements:
         if not isinstance(statement, (ast.For, ast.With, ast.If, ast.While, ast.Try)):
             _add(statement, binds, reads)
@@ -163,12 +166,15 @@ def _block(statements: list[ast.stmt], binds: set[str], reads: set[str]) -> None
 
 
 def _add(node: ast.AST, binds: set[str], reads: set[str]) -> None:
+    """One simple statement or expression: what it reads that is not bound yet, and binds."""
     bound, read = _statement_names(ast.unparse(node))
     reads |= read - binds
     binds |= bound
 
 
 def _statement_names(code: str) -> tuple[set[str], set[str]]:
+    """(top-level names ``code`` binds, global names it reads anywhere), from Python's own
+    symbol tables, which know the scopes of functions, lambdas and comprehensions."""
     table = symtable.symtable(code, "<cell>", "exec")
     bound = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
     read = set()
@@ -203,7 +209,8 @@ def _is_magic(text: str) -> bool:
 
 def cells_needed(cells: list[tuple[int, str]], k: int) -> list[int]:
     """Positions in ``cells`` of the check cell ``k`` and of the earlier cells that bind a
-    name it reads, directly or through those cells (latest binding first)."""
+    name it reads, directly or through those cells; walking back from the check, each name
+    comes from the latest cell that binds it."""
     scanned = [names(text) for _, text in cells]
     needed, chosen = set(scanned[k][1]), [k]
     for j in range(k - 1, -1, -1):
@@ -257,7 +264,15 @@ def run_check(path: Path, label: str, k: int, monkeypatch) -> list[str]:
 @pytest.mark.parametrize("path,label,k", CHECKS, ids=[label for _, label, _ in CHECKS])
 def test_claim_check_runs_and_could_fail(path, label, k, monkeypatch):
     passed = run_check(path, label, k, monkeypatch)
-    assert passed.count(label) == 1, f"{label}: check_claim passed {passed.count(label)} times"
+    assert passed.count(label) == 1, (f"{label}: check_claim passed {passed.count(label)} times; "
+                                      "its cell must call it once and not catch its failure")
+
+
+def test_names_counts_only_what_a_cell_takes_from_earlier_cells():
+    binds, reads = names("import torch\nx = torch.ones(2)\nf = lambda: x + y\n"
+                         "for out in x:\n    print(out)\ns = g(s)\n")
+    assert binds == {"torch", "x", "f", "out", "s"}
+    assert reads == {"y", "g", "s"}  # s is read before this cell binds it
 
 
 # The format catches a check that cannot fail. Each plant below is a way an erratum's check
