@@ -8,15 +8,25 @@ corrected=..., differ=...)`` (:mod:`illustrated.errata`): the check evaluates th
 version and the corrected one, and fails if they do not differ as the page says or if it
 could not fail at all. The claim also needs a ``{ref}`` to a chapter (``ch-…``) or a
 section (``sec-…``).
+
+Every check is also *run* here, without running the notebooks: for each claim, the test
+executes its check cell and only the earlier cells that define the names it needs (a
+backward slice over the cells' top-level names), in a fresh namespace. A check that fails,
+or that could not fail (:func:`illustrated.errata.check_claim` refuses a ``differ`` that
+also holds between two equal corrected outcomes), fails its test.
 """
 import ast
+import builtins
 import json
+import linecache
 import re
+import symtable
 from pathlib import Path
 
 import pytest
 import torch
 
+import illustrated.errata as errata
 from illustrated.errata import check_claim, outcome
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,6 +127,154 @@ def test_claim_is_checked_and_linked(path, claim):
     assert not problems(claim)
 
 
+# Running each check: the check cell and the earlier cells it needs, nothing else.
+
+BUILTINS = set(dir(builtins))
+
+
+def names(code: str) -> tuple[set[str], set[str]]:
+    """(names a cell binds at top level, names it reads before binding them itself), reads
+    inside its functions, lambdas and comprehensions included. Statement by statement, so
+    that ``s, c = check_claim(...)`` followed by ``print(s)`` needs no earlier ``s``, and
+    ``for name, out in ...: print(out)`` no earlier ``out``."""
+    binds, reads = set(), set()
+    _block(ast.parse(code).body, binds, reads)
+    return binds, reads - BUILTINS
+
+
+def _block(statements: list[ast.stmt], binds: set[str], reads: set[str]) -> None:
+    """Add to ``binds`` and ``reads`` statement by statement, entering compound statements
+    (``for``, ``with``, ``if``, ``while``, ``try``) so that their targets bind before their
+    bodies read."""
+    for statement in statements:
+        if not isinstance(statement, (ast.For, ast.With, ast.If, ast.While, ast.Try)):
+            _add(statement, binds, reads)
+            continue
+        items = getattr(statement, "items", [])  # with ... as ...
+        for head in [getattr(statement, f, None) for f in ("iter", "test")] + [
+                i.context_expr for i in items]:
+            if head is not None:
+                _add(head, binds, reads)
+        for target in [getattr(statement, "target", None)] + [i.optional_vars for i in items]:
+            if target is not None:
+                binds.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        for handler in getattr(statement, "handlers", []):  # except ... as err:
+            binds.update([handler.name] if handler.name else [])
+            _block(handler.body, binds, reads)
+        for field in ("body", "orelse", "finalbody"):
+            _block(getattr(statement, field, []), binds, reads)
+
+
+def _add(node: ast.AST, binds: set[str], reads: set[str]) -> None:
+    """One simple statement or expression: what it reads that is not bound yet, and binds."""
+    bound, read = _statement_names(ast.unparse(node))
+    reads |= read - binds
+    binds |= bound
+
+
+def _statement_names(code: str) -> tuple[set[str], set[str]]:
+    """(top-level names ``code`` binds, global names it reads anywhere), from Python's own
+    symbol tables, which know the scopes of functions, lambdas and comprehensions."""
+    table = symtable.symtable(code, "<cell>", "exec")
+    bound = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
+    read = set()
+
+    def walk(scope, top):
+        read.update(s.get_name() for s in scope.get_symbols()
+                    if s.is_referenced() and (top or s.is_global()))
+        for child in scope.get_children():
+            walk(child, False)
+
+    walk(table, True)
+    return bound, read
+
+
+def code_cells(path: Path) -> list[tuple[int, str]]:
+    """(index in the notebook, source) of each code cell that is Python (no magics)."""
+    found = []
+    for i, cell in enumerate(json.loads(path.read_text())["cells"]):
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "code" and not _is_magic(text):
+            found.append((i, text))
+    return found
+
+
+def _is_magic(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return True
+    return False
+
+
+def cells_needed(cells: list[tuple[int, str]], k: int) -> list[int]:
+    """Positions in ``cells`` of the check cell ``k`` and of the earlier cells that bind a
+    name it reads, directly or through those cells; walking back from the check, each name
+    comes from the latest cell that binds it."""
+    scanned = [names(text) for _, text in cells]
+    needed, chosen = set(scanned[k][1]), [k]
+    for j in range(k - 1, -1, -1):
+        binds, reads = scanned[j]
+        if binds & needed:
+            chosen.append(j)
+            needed = (needed - binds) | reads
+    return sorted(chosen)
+
+
+def check_cells() -> list[tuple[Path, str, int]]:
+    """(notebook, label, position of its check cell among the code cells) of every check."""
+    found = []
+    for path in NOTEBOOKS:
+        for k, (_, text) in enumerate(code_cells(path)):
+            for call in _check_calls(text):
+                if call.args and isinstance(call.args[0], ast.Constant):
+                    found.append((path, call.args[0].value, k))
+    return found
+
+
+CHECKS = check_cells()
+
+
+def test_every_claim_has_a_check_to_run():
+    assert sorted(label for _, label, _ in CHECKS) == sorted(c["label"] for _, c in ALL)
+
+
+def run_check(path: Path, label: str, k: int, monkeypatch) -> list[str]:
+    """Execute the check cell ``k`` of ``path`` after the cells it needs; return the labels
+    that ``check_claim`` passed, in order."""
+    passed = []
+
+    def recording(name, **kwargs):
+        result = real(name, **kwargs)
+        passed.append(name)
+        return result
+
+    real = errata.check_claim
+    monkeypatch.setattr(errata, "check_claim", recording)  # the notebooks import it from here
+    monkeypatch.chdir(path.parent)  # their paths are relative to appendix/
+    cells, namespace = code_cells(path), {"__name__": "__errata__"}
+    for j in cells_needed(cells, k):
+        index, text = cells[j]
+        filename = f"{path.name}, cell {index}"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        exec(compile(text, filename, "exec"), namespace)
+    return passed
+
+
+@pytest.mark.parametrize("path,label,k", CHECKS, ids=[label for _, label, _ in CHECKS])
+def test_claim_check_runs_and_could_fail(path, label, k, monkeypatch):
+    passed = run_check(path, label, k, monkeypatch)
+    assert passed.count(label) == 1, (f"{label}: check_claim passed {passed.count(label)} times; "
+                                      "its cell must call it once and not catch its failure")
+
+
+def test_names_counts_only_what_a_cell_takes_from_earlier_cells():
+    binds, reads = names("import torch\nx = torch.ones(2)\nf = lambda: x + y\n"
+                         "for out in x:\n    print(out)\ns = g(s)\n")
+    assert binds == {"torch", "x", "f", "out", "s"}
+    assert reads == {"y", "g", "s"}  # s is read before this cell binds it
+
+
 # The format catches a check that cannot fail. Each plant below is a way an erratum's check
 # has gone wrong before (errata 000's cross-attention check subtracted a value from itself).
 
@@ -161,19 +319,31 @@ def _cross(x, memory):  # stand-in for encoder-decoder attention: reads memory
 y, memory = torch.ones(3, 2), torch.zeros(3, 2)
 
 
-@pytest.mark.parametrize("why,kwargs", [
+_SAVED = _cross(y, memory)  # a corrected outcome computed once, before the check
+
+
+@pytest.mark.parametrize("why,kwargs,message", [
     ("differ is always true", dict(source=lambda: _cross(y, y), corrected=lambda: _cross(y, memory),
-                                   differ=lambda s, c: True)),
+                                   differ=lambda s, c: True), "cannot fail"),
+    ("differ compares identities", dict(source=lambda: _cross(y, y),
+                                        corrected=lambda: _cross(y, memory),
+                                        differ=lambda s, c: s is not c), "computed a second time"),
+    ("differ compares identities, the corrected outcome computed beforehand",
+     dict(source=lambda: _cross(y, y), corrected=lambda: _SAVED, differ=lambda s, c: s is not c),
+     "a copy of the corrected outcome"),
     ("the source's version is the corrected one",
      dict(source=lambda: _cross(y, memory), corrected=lambda: _cross(y, memory),
-          differ=lambda s, c: not torch.equal(s, c))),
+          differ=lambda s, c: not torch.equal(s, c)), "computes the corrected value"),
+    ("the source's version computes the corrected value another way",
+     dict(source=lambda: y + memory.sum(dim=0) / 3, corrected=lambda: _cross(y, memory),
+          differ=lambda s, c: s is not c), "computes the corrected value"),
     ("differ ignores the source", dict(source=lambda: _cross(y, y), corrected=lambda: _cross(y, memory),
-                                       differ=lambda s, c: bool(c.sum() > 0))),
+                                       differ=lambda s, c: bool(c.sum() > 0)), "cannot fail"),
     ("the corrected version raises", dict(source=lambda: 1, corrected=lambda: 1 / 0,
-                                          differ=lambda s, c: s != c)),
-], ids=lambda v: v if isinstance(v, str) else "")
-def test_check_claim_refuses_a_check_that_cannot_fail(why, kwargs):
-    with pytest.raises(AssertionError):
+                                          differ=lambda s, c: s != c), "corrected version raised"),
+], ids=lambda v: v if isinstance(v, str) and " " in v else "")
+def test_check_claim_refuses_a_check_that_cannot_fail(why, kwargs, message):
+    with pytest.raises(AssertionError, match=message):
         check_claim("err-000-plant", **kwargs)
 
 
@@ -191,11 +361,26 @@ def test_a_source_that_raises_is_an_outcome():
     assert isinstance(s, IndexError)
 
 
-@pytest.mark.parametrize("bad,exc", [(dict(label="plant"), ValueError),
-                                     (dict(source=1), TypeError)])
-def test_check_claim_explains_bad_arguments(bad, exc):
+@pytest.mark.parametrize("bad,exc,message", [
+    (dict(label="plant"), ValueError, "label must look like 'err-000-some-slug', got 'plant'"),
+    (dict(source=1), TypeError, "source must be a callable .*, got int"),
+    (dict(source=lambda: torch.zeros(3), corrected=lambda: torch.ones(3),
+          differ=lambda s, c: s != c), TypeError, "differ must return True or False, got Tensor"),
+])
+def test_check_claim_explains_bad_arguments(bad, exc, message):
     kwargs = dict(label="err-000-plant", source=lambda: 1, corrected=lambda: 2,
                   differ=lambda s, c: s != c)
     kwargs.update(bad)
-    with pytest.raises(exc):
+    with pytest.raises(exc, match=message):
         check_claim(kwargs.pop("label"), **kwargs)
+
+
+@pytest.mark.parametrize("a,b,same", [
+    (torch.ones(2), torch.ones(2), True), (torch.ones(2), torch.ones(2, dtype=torch.float64), False),
+    ({"K": ["key"]}, {"K": ["key"]}, True), ({"K": ["key"]}, {"K": ["query"]}, False),
+    ((1, 2), [1, 2], False), (ValueError("x"), ValueError("x"), True),
+    (ValueError("x"), KeyError("x"), False), (torch.ones(2).numpy(), torch.ones(2).numpy(), True),
+    (torch.ones(2), 1.0, False),
+])
+def test_same_value_looks_into_tensors_and_containers(a, b, same):
+    assert errata.same_value(a, b) is same
