@@ -194,7 +194,11 @@ def check(notebooks: list[Path], screenshots: Path, timeout: float) -> list[str]
     finally:
         lab.terminate()
         lab.wait(timeout=30)
-        print(f"lab check took {time.monotonic() - start:.1f} s; the lab's log: {scratch}/lab.log")
+        print(f"lab check took {time.monotonic() - start:.1f} s")
+    if failures:
+        print(f"the lab's log and the saved notebooks: {scratch}")
+    else:
+        shutil.rmtree(scratch)
     return failures
 
 
