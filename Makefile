@@ -111,10 +111,15 @@ browser-check: $(STAMP)
 	@test -f $(CHECK_HTML)/index.html || $(PY) scripts/build_book.py --check
 	@$(PY) scripts/check_browser.py $(CHECK_HTML) $(if $(FULL),--full-screenshots)
 
+# The chapters' MyST (labels, {ref}, admonitions, exercises) is rendered by the
+# jupyterlab-myst extension (requirements.txt; tests/test_lab.py checks that it is installed
+# and enabled, scripts/check_lab.py opens chapters in Chromium). Kernels talk over CurveZMQ,
+# as scripts/execute_notebooks.py starts them (no "running over TCP without encryption").
 # Jupyter refuses to run as root without --allow-root (containers run as root); more
 # flags with ARGS, e.g. make lab ARGS="--no-browser --ip 0.0.0.0 --port 8889".
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
+	$(VENV)/bin/jupyter lab --KernelManager.transport_encryption=auto \
+	  $(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
 
 # The website (make book's _build/html; built first if missing) on http://127.0.0.1:$(PORT)/
 # until Ctrl-C; another port with PORT=8001.

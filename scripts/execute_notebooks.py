@@ -67,10 +67,25 @@ def run_notebook(nb: nbformat.NotebookNode, cwd: Path, timeout: int,
     return time.perf_counter() - start
 
 
+def kernelspec_metadata(name: str = "python3") -> dict:
+    """The notebook's ``kernelspec`` as JupyterLab writes it for the kernel it starts.
+
+    JupyterLab replaces a notebook's kernelspec by the running kernel's (name, display
+    name, language) and marks the notebook as changed when they differ: a chapter saying
+    "Python 3" showed the unsaved-changes dot on opening, as ipykernel's kernel is called
+    "Python 3 (ipykernel)". nbclient updates ``language_info`` but not this.
+    """
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec(name)
+    return {"display_name": spec.display_name, "language": spec.language, "name": name}
+
+
 def execute(path: Path, timeout: int) -> float:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)  # timestamps of an earlier run
+    nb.metadata.kernelspec = kernelspec_metadata()
     seconds = run_notebook(nb, path.parent, timeout)
     nbformat.write(nb, path)
     return seconds
