@@ -39,8 +39,12 @@ import sys
 import warnings
 from pathlib import Path
 
-from ._cli import Parser, at_least, plain_warnings
-from .limits import check_sentence, split_sentences, training_profile
+from ._cli import Parser, at_least, passive_waits, plain_warnings
+
+if __name__ == "__main__":  # the command: before torch loads OpenMP, which reads it once
+    passive_waits()
+
+from .limits import check_sentence, split_sentences, training_profile  # noqa: E402
 
 # The toy checkpoint the chapters 10-11 load (``make checkpoint`` regenerates it); present in
 # a clone of the repository, absent from an installed wheel.
