@@ -248,7 +248,7 @@ def _main_toy(args):
     cfg = TrainConfig(seed=args.seed, steps=args.steps or TrainConfig.steps)
     train_pairs, held = split_pairs(cfg.seed)
     print(f"read: the toy grammar's sentence pairs (illustrated.data): {len(train_pairs)} "
-          f"to train on, {len(held)} held out; {cfg.steps} steps on "
+          f"to train on, {len(held)} held out; {_plural(cfg.steps, 'step')} on "
           f"{_plural(torch.get_num_threads(), 'CPU thread')}", flush=True)
     t0 = time.perf_counter()
     model, sv, tv, history, held = train(cfg, progress=None)
