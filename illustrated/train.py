@@ -10,6 +10,7 @@ line, a bad option a one-line message (exit status 2).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import sys
 import os
@@ -17,11 +18,15 @@ import random
 import time
 from typing import Callable
 
-import torch
-import tqdm
-from torch import nn
+from ._cli import Parser, at_least, idle_cores, passive_waits, plain_warnings
 
-from ._cli import Parser, at_least, plain_warnings
+if __name__ == "__main__":  # the command: before torch loads OpenMP, which reads it once
+    passive_waits()
+
+import torch  # noqa: E402
+import tqdm  # noqa: E402
+from torch import nn  # noqa: E402
+
 from .checkpoint import read_checked, write_atomically
 from .data import FIXED, Vocab, make_batch, split_pairs
 from .decoding import greedy_decode
@@ -146,8 +151,8 @@ def _parser():
         "sentences). Several processes: torchrun --nproc_per_node N -m illustrated.train "
         "--corpus tatoeba ...")
     p.add_argument("--corpus", choices=["toy", "tatoeba"], default="toy",
-                   help="toy: the grammar of illustrated.data (about 40 s); tatoeba: 73,731 "
-                   "real pairs (minutes)")
+                   help="toy: the grammar of illustrated.data (32 s measured on a quiet "
+                   "2-core CPU); tatoeba: the Tatoeba pairs (16 minutes on a quiet 2-core CPU)")
     p.add_argument("--steps", type=at_least(1), default=None,
                    help=f"optimiser steps, each on one batch (default {TrainConfig.steps} "
                    "for toy; RealConfig.steps for tatoeba)")
@@ -156,6 +161,11 @@ def _parser():
                    "and the batch order; the same seed gives the same model (default 0)")
     p.add_argument("--out", default=None, help="checkpoint file to write (default "
                    "checkpoints/translator-<time>.pt, or checkpoints/real-<time>.pt)")
+    p.add_argument("--threads", type=at_least(0), default=None, metavar="N",
+                   help="CPU threads (default: OMP_NUM_THREADS when it is set, else the cores "
+                   "that the last minute's load average left idle, at least 1; 0: PyTorch's "
+                   "default). On a busy CPU, threads that wait for each other are slower "
+                   "than one. The same seed and the same threads give the same model")
     real = p.add_argument_group("tatoeba only")
     real.add_argument("--max-tokens", type=at_least(1), default=None,
                       help="token budget of a step's global batch (default RealConfig's)")
@@ -206,7 +216,7 @@ def _parser():
 def main(argv=None):
     """The ``python -m illustrated.train`` command; returns the exit status."""
     args = _parser().parse_args(argv)
-    with plain_warnings():
+    with plain_warnings(), _threads(args.threads):
         try:
             if args.corpus == "tatoeba":
                 return _main_real(args)
@@ -216,13 +226,30 @@ def main(argv=None):
             return 1
 
 
+@contextlib.contextmanager
+def _threads(n: int | None):
+    """Inside: torch computes on ``n`` threads (0: unchanged; ``None``: unchanged when
+    ``OMP_NUM_THREADS`` is set, else :func:`illustrated._cli.idle_cores`, at most torch's
+    default); restored afterwards."""
+    before = torch.get_num_threads()
+    if n is None:
+        n = 0 if os.environ.get("OMP_NUM_THREADS") else min(before, idle_cores())
+    if n:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def _main_toy(args):
     import sacrebleu  # here, not at import time
 
     cfg = TrainConfig(seed=args.seed, steps=args.steps or TrainConfig.steps)
     train_pairs, held = split_pairs(cfg.seed)
     print(f"read: the toy grammar's sentence pairs (illustrated.data): {len(train_pairs)} "
-          f"to train on, {len(held)} held out; {cfg.steps} steps", flush=True)
+          f"to train on, {len(held)} held out; {_plural(cfg.steps, 'step')} on "
+          f"{_plural(torch.get_num_threads(), 'CPU thread')}", flush=True)
     t0 = time.perf_counter()
     model, sv, tv, history, held = train(cfg, progress=None)
     seconds = time.perf_counter() - t0
@@ -256,8 +283,8 @@ def _main_real(args):
     split = load_split(seed=args.seed)
     if int(os.environ.get("RANK", "0")) == 0:
         print(f"read: {_rel(TSV)}: {len(split.train)} pairs to train on, {len(split.dev)} "
-              f"dev, {len(split.test)} test; {args.preset} preset, {cfg.steps} steps",
-              flush=True)
+              f"dev, {len(split.test)} test; {args.preset} preset, {cfg.steps} steps; "
+              f"{_plural(torch.get_num_threads(), 'CPU thread')}", flush=True)
     if args.tokens == "word":  # an experiment: kept in its checkpoint, never saved alone
         tok = SubwordTokenizer.train_words([x for pair in split.train for x in pair])
     else:
@@ -314,6 +341,10 @@ def _main_real(args):
         print("held-out: " + " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
                                       for k, v in scores.items() if "signature" not in k))
     return 0
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _rel(path) -> str:

@@ -23,7 +23,9 @@ one batched call. With ``--attention``, each line is followed by the tables of i
 sentences (a legend before the first). stderr holds everything else: the checkpoint read,
 and one line per refusal, ``skipped line N, "...": why``, and per warning, ``warning: line
 N, "...": what`` (N: the line of stdin, or the argument's number). The toy translator's
-messages name the sentence alone (``skipped '...': why``).
+messages name the sentence alone (``skipped '...': why``); when it writes "not" for a
+sentence with le or la and no ne ... pas, a note (once) says why: its grammar has le and la
+only in negated sentences (``ARTICLE_NOTE``, chapter 10).
 
 **Exit status.** 0; 1 when a sentence was refused, when there is nothing at all to
 translate, or when the checkpoint is missing or unreadable; 2 for a bad option (a
@@ -37,8 +39,12 @@ import sys
 import warnings
 from pathlib import Path
 
-from ._cli import Parser, at_least, plain_warnings
-from .limits import check_sentence, split_sentences, training_profile
+from ._cli import Parser, at_least, passive_waits, plain_warnings
+
+if __name__ == "__main__":  # the command: before torch loads OpenMP, which reads it once
+    passive_waits()
+
+from .limits import check_sentence, split_sentences, training_profile  # noqa: E402
 
 # The toy checkpoint the chapters 10-11 load (``make checkpoint`` regenerates it); present in
 # a clone of the repository, absent from an installed wheel.
@@ -258,7 +264,7 @@ def _toy(args, lines):
               f"(lower case; any other word is read as <unk>):")
         print(" ".join(known))
         return 0
-    status = 0
+    status, noted = 0, False  # noted: ARTICLE_NOTE printed (once)
     with _threads(args.threads):
         for line in lines:
             english = []
@@ -270,8 +276,27 @@ def _toy(args, lines):
                     continue
                 _warn_unknown(s, sv)
                 english.append(_toy_translate(model, sv, tv, s, args.beam))
+                if not noted and negated_by_article(s, english[-1]):
+                    print(ARTICLE_NOTE, file=sys.stderr)
+                    noted = True
             print(" ".join(english))
     return status
+
+
+# The toy grammar's quirk (chapter 10 explains it): le/la come only with ne ... pas.
+ARTICLE_NOTE = ("note: the toy translator wrote \"not\" for a sentence without ne ... pas: "
+                "in its grammar le and la occur only in negated sentences (\"je ne vois pas "
+                "le chat\"), so it reads them as a negation (chapter 10 explains it)")
+
+
+def negated_by_article(french: str, english: str) -> bool:
+    """True when the toy translator's quirk shows: ``english`` says "not" for a French
+    sentence that has le or la and no negation (ne, n', pas)."""
+    from .data import tokenize
+
+    words = tokenize(french)
+    negated = any(w in ("ne", "pas") or w.startswith(("n'", "n’")) for w in words)
+    return bool({"le", "la"} & set(words)) and not negated and "not" in english.split()
 
 
 def _toy_translate(model, sv, tv, sentence, beam):

@@ -11,8 +11,10 @@ its execution (written by `make notebooks`, proven reproducible by `make test`'s
 they go into the cache as they are ("... committed outputs"). A fresh clone's first
 `make book` therefore executes nothing; a chapter you edit is executed.
 Sphinx then renders the pages from that cache without printing its progress (`-q`); its
-warnings and errors still print, and fail the build as before. The last line says where
-the book is.
+warnings and errors still print, and fail the build as before. The English and the Chinese
+edition build side by side (two processes, one core each most of the time): even with
+nothing to rebuild, each spends seconds starting Sphinx and loading the extensions. The last
+line says where the book is.
 
 Why the chapters are executed here rather than by MyST-NB during the Sphinx build: MyST-NB
 starts its kernels with jupyter_client's defaults (plain TCP) and offers no way to
@@ -188,6 +190,19 @@ def jupyter_book(*args: str) -> tuple[int, int]:
     return rc, problems
 
 
+def side_by_side(english: list[str], chinese: list[str]):
+    """Both editions' builds at once (``jupyter_book(*english)``, ``jupyter_book(*chinese)``):
+    each keeps one core busy most of its time, and even with nothing to rebuild each spends
+    seconds starting Sphinx and loading its extensions. Returns both ``(exit code, number
+    of problems)``, the English first; (1, 0) for a Chinese build that raised."""
+    chinese_result: dict = {}
+    thread = threading.Thread(target=lambda: chinese_result.update(result=jupyter_book(*chinese)))
+    thread.start()
+    english_result = jupyter_book(*english)
+    thread.join()
+    return english_result, chinese_result.get("result", (1, 0))
+
+
 def config_copy(folder: Path, sphinx_config: dict | None = None,
                 execute: dict | None = None) -> Path:
     """A copy of _config.yml in ``folder`` for a build of our own: no execution unless
@@ -219,26 +234,25 @@ def build() -> int:
               "(each takes 5 to 30 s):", flush=True)
         if not execute_chapters(execute):
             return 1
-    print("Building the website ...", flush=True)
-    rc, problems = jupyter_book()
+    print("Building the website, both editions side by side ...", flush=True)
+    # The same execution cache as the English edition: its outputs, nothing executed again.
+    folder = BUILD / ZH
+    config = config_copy(folder, zh_config(), {"execute_notebooks": "cache", "cache": str(CACHE)})
+    (rc, problems), (rc_zh, problems_zh) = side_by_side(
+        [], ["--config", str(config), "--path-output", str(folder)])
     if rc != 0 or not INDEX.is_file():
         print(f"The build failed ({problems} warning/error messages above).", file=sys.stderr)
         return rc or 1
     if problems:
         print(f"Built with {problems} warning(s), above.")
-    print("Building the Chinese edition ...", flush=True)
-    # The same execution cache as the English edition: its outputs, nothing executed again.
-    folder = BUILD / ZH
-    config = config_copy(folder, zh_config(), {"execute_notebooks": "cache", "cache": str(CACHE)})
-    rc, problems = jupyter_book("--config", str(config), "--path-output", str(folder))
-    if rc != 0 or not (folder / "_build" / "html" / "index.html").is_file():
-        print(f"The Chinese edition failed ({problems} warning/error messages above).",
+    if rc_zh != 0 or not (folder / "_build" / "html" / "index.html").is_file():
+        print(f"The Chinese edition failed ({problems_zh} warning/error messages above).",
               file=sys.stderr)
-        return rc or 1
+        return rc_zh or 1
     shutil.rmtree(INDEX.parent / ZH, ignore_errors=True)
     shutil.copytree(folder / "_build" / "html", INDEX.parent / ZH)
-    if problems:
-        print(f"Chinese edition built with {problems} warning(s), above.")
+    if problems_zh:
+        print(f"Chinese edition built with {problems_zh} warning(s), above.")
     print(f"\nThe book is at {INDEX}  (open it in a browser; the Chinese edition is at "
           f"{INDEX.parent / ZH / 'index.html'})")
     return 0
@@ -254,15 +268,10 @@ def check() -> int:
     # The Chinese edition, as strict, builds at the same time (each build keeps one core
     # busy), and then goes into the site's zh/ folder.
     zh = CHECK / ZH
-    chinese: dict = {}
-    zh_config_path = config_copy(zh, zh_config())
-    thread = threading.Thread(target=lambda: chinese.update(result=jupyter_book(
-        "--config", str(zh_config_path), "--path-output", str(zh), "-W", "-n", "--keep-going")))
-    thread.start()
-    rc, problems = jupyter_book("--config", str(config_copy(CHECK)), "--path-output", str(CHECK),
-                                "-W", "-n", "--keep-going")
-    thread.join()
-    rc_zh, problems_zh = chinese.get("result", (1, 0))
+    strict = ["-W", "-n", "--keep-going"]
+    (rc, problems), (rc_zh, problems_zh) = side_by_side(
+        ["--config", str(config_copy(CHECK)), "--path-output", str(CHECK), *strict],
+        ["--config", str(config_copy(zh, zh_config())), "--path-output", str(zh), *strict])
     built = CHECK / "_build" / "html"
     if built.is_dir():
         built.rename(CHECK_HTML)

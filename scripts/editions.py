@@ -19,9 +19,11 @@ each page's messages as it reads it; what it does not do on its own for this boo
    and the solutions' titles follow the translated exercises.
 5. The search: Sphinx indexes Chinese words with jieba, which logs its progress: kept quiet.
 6. Emphasis on Chinese text is set as Chinese books set it, not in italics (``ChineseEmphasis``).
+7. The nodes of a translated message (or of an ``eval-rst`` block, in both editions) belong
+   to their page (``_one_document``): its saved doctree does not carry the build environment.
 
-Every step only acts in the Chinese build, or, for the gettext builder, where it extracts the
-messages; the English pages come out as before, with the link to their Chinese twin.
+Every step but 7 only acts in the Chinese build, or, for the gettext builder, where it extracts
+the messages; the English pages come out as before, with the link to their Chinese twin.
 """
 from __future__ import annotations
 
@@ -221,8 +223,23 @@ def setup(app):
     app.connect("config-inited", _search_terms)
     app.connect("html-page-context", _edition_switch)
     app.connect("doctree-resolved", _exercise_titles_for_gettext)
+    app.connect("doctree-read", _one_document)
     app.connect("build-finished", _edition_font)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def _one_document(app, doctree):
+    """Every node of a page names the page's document as its own. Sphinx's Locale transform
+    parses each translated message as a small document of its own, and MyST's ``eval-rst``
+    blocks (the API page) parse theirs likewise; the nodes moved into the page still named
+    that small document, whose settings hold the build environment. So the saved doctree of
+    each Chinese page and of the English API page carried a copy of the environment, with
+    every page read before it (53 MB of Chinese doctrees where 9 MB hold the same pages;
+    English: an API page of 5.2 MB), and every build, even with nothing changed, unpickled
+    them all, as Sphinx numbers the figures across pages. Both editions, every page."""
+    for node in doctree.findall():
+        if node.document is not doctree:
+            node.document = doctree
 
 
 def _search_terms(app, config):

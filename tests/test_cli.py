@@ -30,3 +30,60 @@ def test_plain_warnings_print_one_line(capsys):
         warnings.warn("unknown words mapped to <unk>: ['gare']", UserWarning)
     assert capsys.readouterr().err == "warning: unknown words mapped to <unk>: ['gare']\n"
     assert warnings.showwarning.__name__ != "_one_line"  # restored afterwards
+
+
+# What each command sees when it first imports torch (torch is not imported: the spy stops
+# the command there, so the check costs a Python start, not a torch import).
+SPY = """
+import os, runpy, sys
+
+class Seen(BaseException):
+    pass
+
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch":
+            raise Seen(os.environ.get("OMP_WAIT_POLICY"))
+
+sys.meta_path.insert(0, Spy())
+module, sys.argv = sys.argv[1], sys.argv[1:]
+try:
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+except Seen as seen:
+    print(seen.args[0])
+"""
+
+
+@pytest.mark.parametrize("command, argv", [("illustrated.train", ["--steps", "1"]),
+                                           ("illustrated.translate", ["--toy", "merci"])])
+@pytest.mark.parametrize("policy, seen", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_commands_let_torch_threads_sleep_unless_told_otherwise(command, argv, policy, seen):
+    """Torch's OpenMP threads spin while they wait unless OMP_WAIT_POLICY=PASSIVE is in the
+    environment when torch loads; a policy the user set is kept."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if policy:
+        env["OMP_WAIT_POLICY"] = policy
+    proc = subprocess.run([sys.executable, "-c", SPY, command, *argv], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"{seen}\n", "")
+
+
+def test_idle_cores_follow_the_load_average(monkeypatch):
+    import os
+
+    from illustrated._cli import idle_cores
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    for load, idle in [(0.0, 4), (1.4, 3), (2.6, 1), (3.7, 1), (12.0, 1)]:
+        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+        assert idle_cores() == idle, load
+
+    def unreadable():
+        raise OSError("no load average")
+
+    monkeypatch.setattr(os, "getloadavg", unreadable)
+    assert idle_cores() == 4

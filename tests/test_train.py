@@ -1,3 +1,5 @@
+import re
+
 import pytest
 import torch
 from torch import nn
@@ -105,11 +107,35 @@ def test_command_says_what_it_read_and_wrote(tmp_path, capsys):
     lines = capsys.readouterr()
     printed = lines.out.splitlines()
     assert printed[0].startswith("read: the toy grammar's sentence pairs (illustrated.data): ")
-    assert printed[0].endswith("held out; 2 steps")
+    assert re.search(r"held out; 2 steps on (1 CPU thread|\d+ CPU threads)$", printed[0])
     assert printed[1].startswith(f"wrote: {out} (translate with it: python -m "
                                  f"illustrated.translate --toy --checkpoint {out})")
     assert printed[2].startswith("held-out: exact_match=") and len(printed) == 3
     assert out.is_file() and lines.err == ""  # no progress bar, no warning
+
+
+def test_command_takes_the_idle_cores_unless_told(tmp_path, monkeypatch, request):
+    """The command trains on the cores the load average leaves idle (at most torch's
+    default), on OMP_NUM_THREADS' threads when it is set, on --threads N when given; torch's
+    setting is restored afterwards. (The training itself is replaced: only the threads it
+    would run on are recorded.)"""
+    from illustrated import train as command
+
+    saved = torch.get_num_threads()
+    torch.set_num_threads(2)  # a default that the idle cores' 1 can be told from
+    request.addfinalizer(lambda: torch.set_num_threads(saved))
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(command, "idle_cores", lambda: 1)  # a busy machine
+    seen = []
+    monkeypatch.setattr(command, "_main_toy", lambda args: seen.append(torch.get_num_threads()))
+    monkeypatch.setattr(command, "_main_real", lambda args: seen.append(torch.get_num_threads()))
+    for argv, env in [([], None), (["--threads", "3"], None), (["--corpus", "tatoeba"], None),
+                      ([], "2"), (["--threads", "0"], None)]:
+        if env:
+            monkeypatch.setenv("OMP_NUM_THREADS", env)
+        command.main(argv)
+        assert torch.get_num_threads() == 2
+    assert seen == [1, 3, 1, 2, 2]
 
 
 def test_command_cannot_write_is_one_line(tmp_path, capsys):

@@ -286,8 +286,31 @@ def test_toy_unknown_words_are_one_plain_line(tmp_path, monkeypatch, capsys):
     assert len(out.out.splitlines()) == 1
     assert out.err.splitlines()[1:] == [
         "warning: most of 'où est la gare ?' is unknown to the toy translator (3 of 5 words: "
-        "où, gare, ?); the translation below is a guess (--vocab lists the words it knows)"]
+        "où, gare, ?); the translation below is a guess (--vocab lists the words it knows)",
+        translate.ARTICLE_NOTE]  # it guessed "they are not a doctor"
     assert "UserWarning" not in out.err
+
+
+@needs_shipped
+def test_toy_says_once_why_le_and_la_come_out_negated(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["elle aime le chat", "nous aimons la pomme", "--toy"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "she does not like the cat\nwe do not like the apple\n"
+    assert out.err.splitlines() == [f"toy translator: {SHIPPED}", translate.ARTICLE_NOTE]
+    assert main(["elle aime un chat", "je ne vois pas le chat", "--toy"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "she likes a cat\ni do not see the cat\n"
+    assert out.err.splitlines() == [f"toy translator: {SHIPPED}"]  # no quirk: no note
+
+
+def test_negated_by_article_needs_le_or_la_no_negation_and_a_not():
+    assert translate.negated_by_article("elle aime le chat", "she does not like the cat")
+    assert translate.negated_by_article("Elle aime LA pomme", "she does not like the apple")
+    assert not translate.negated_by_article("elle aime le chat", "she likes the cat")
+    assert not translate.negated_by_article("elle aime un chat", "she does not like a cat")
+    assert not translate.negated_by_article("je ne vois pas le chat", "i do not see the cat")
+    assert not translate.negated_by_article("je n'aime pas la pomme", "i do not like the apple")
 
 
 @needs_shipped

@@ -51,3 +51,25 @@ def test_an_exercise_title_becomes_a_message_with_its_markup():
     assert subtitle.source == "chapters/x.ipynb"
     assert doc[editions._EXERCISE_TITLES] == [(subtitle.rawsource, "chapters/x.ipynb",
                                                subtitle.line)]
+
+
+def test_nodes_parsed_in_a_document_of_their_own_are_saved_as_the_pages():
+    """Sphinx's Locale transform (each translated message) and MyST's eval-rst blocks parse
+    into a small document of their own and move the nodes into the page; nodes below the
+    moved one still named that document, whose settings hold the build environment, and were
+    pickled with the page (scripts/editions.py: 53 MB of Chinese doctrees for 9)."""
+    import pickle
+
+    page = new_document("page.md", get_default_settings(Parser))
+    message = new_document("page.md:3:<translated>", get_default_settings(Parser))
+    message.settings.env = "the build environment " * 50_000  # 1.1 MB, as a stand-in
+    paragraph = nodes.paragraph()
+    message += paragraph  # the nodes added below it now name the message as their document
+    paragraph += [nodes.Text("Some "), nodes.emphasis("", "translated"), nodes.Text(" text.")]
+    message.remove(paragraph)
+    page += paragraph  # moved: docutils makes the paragraph the page's, not what it holds
+    assert any(n.document is message for n in page.findall())
+    assert len(pickle.dumps(page)) > 1_000_000
+    editions._one_document(None, page)
+    assert all(n.document is page for n in page.findall())
+    assert len(pickle.dumps(page)) < 10_000
