@@ -37,7 +37,6 @@ then it fails.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import functools
 import http.server
 import os
@@ -75,7 +74,7 @@ NO_CJK_FONTS = """<?xml version="1.0"?>
 # box and passed. Also each run of CJK text laid out narrower or wider than its font draws
 # it (laid out before the web font arrived).
 TOFU_JS = r"""
-async () => {
+async (within) => {
   const cjk = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/g;
   const cjkRun = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+/g;
   const canvas = document.createElement('canvas'); canvas.width = 64; canvas.height = 64;
@@ -93,40 +92,44 @@ async () => {
       if (boxes[font].includes(draw(font, ch))) tofu.push(`${ch}${where} in ${s.fontFamily}`);
     }
   };
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  while (walker.nextNode()) {
-    const node = walker.currentNode;
-    // Only what is drawn: not MathJax's hidden copy for screen readers, not hidden text.
-    if (!node.textContent.match(cjk) || !node.parentElement
-        || node.parentElement.closest('mjx-assistive-mml')
-        || !node.parentElement.getClientRects().length) continue;
-    const s = getComputedStyle(node.parentElement);
-    await missing(node.textContent, s, ` of "${node.textContent.trim().slice(0, 40)}"`);
-    // The layout: each run of CJK characters as wide on the page as the font draws it.
-    ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
-    for (const run of node.textContent.matchAll(cjkRun)) {
-      // SVG text (an explorer's axis title) may be rotated: its boxes are then as wide as
-      // a line is high, so ask the text's own length along its line.
-      const el = node.parentElement;
-      const range = document.createRange();
-      range.setStart(node, run.index); range.setEnd(node, run.index + run[0].length);
-      const laid = el instanceof SVGTextContentElement && el.childNodes.length === 1
-        ? el.getSubStringLength(run.index, run[0].length)
-        : [...range.getClientRects()].reduce((sum, r) => sum + r.width, 0);
-      const drawn = ctx.measureText(run[0]).width;
-      const loose = s.textAlign.startsWith('justify') || s.letterSpacing !== 'normal';
-      if (laid < 0.95 * drawn - 0.5 || (!loose && laid > 1.05 * drawn + 0.5))
-        tofu.push(`${run[0]} laid out ${laid.toFixed(1)} px wide, its font draws it ` +
-                  `${drawn.toFixed(1)} px (laid out without the web font) in ${s.fontFamily}`);
+  // The whole page, or only the elements that match the selector ``within``.
+  const roots = within ? [...document.querySelectorAll(within)] : [document.body];
+  for (const root of roots) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      // Only what is drawn: not MathJax's hidden copy for screen readers, not hidden text.
+      if (!node.textContent.match(cjk) || !node.parentElement
+          || node.parentElement.closest('mjx-assistive-mml')
+          || !node.parentElement.getClientRects().length) continue;
+      const s = getComputedStyle(node.parentElement);
+      await missing(node.textContent, s, ` of "${node.textContent.trim().slice(0, 40)}"`);
+      // The layout: each run of CJK characters as wide on the page as the font draws it.
+      ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+      for (const run of node.textContent.matchAll(cjkRun)) {
+        // SVG text (an explorer's axis title) may be rotated: its boxes are then as wide as
+        // a line is high, so ask the text's own length along its line.
+        const el = node.parentElement;
+        const range = document.createRange();
+        range.setStart(node, run.index); range.setEnd(node, run.index + run[0].length);
+        const laid = el instanceof SVGTextContentElement && el.childNodes.length === 1
+          ? el.getSubStringLength(run.index, run[0].length)
+          : [...range.getClientRects()].reduce((sum, r) => sum + r.width, 0);
+        const drawn = ctx.measureText(run[0]).width;
+        const loose = s.textAlign.startsWith('justify') || s.letterSpacing !== 'normal';
+        if (laid < 0.95 * drawn - 0.5 || (!loose && laid > 1.05 * drawn + 0.5))
+          tofu.push(`${run[0]} laid out ${laid.toFixed(1)} px wide, its font draws it ` +
+                    `${drawn.toFixed(1)} px (laid out without the web font) in ${s.fontFamily}`);
+      }
     }
+    // Words drawn from attributes: a search box's placeholder, a copy button's tooltip.
+    for (const el of root.querySelectorAll('[placeholder]'))
+      if (el.getClientRects().length) await missing(el.placeholder,
+        getComputedStyle(el, '::placeholder'), ` (placeholder of <${el.localName}>)`);
+    for (const el of root.querySelectorAll('[data-tooltip]'))
+      await missing(el.dataset.tooltip, getComputedStyle(el, '::after'),
+                    ` (tooltip of <${el.localName}>)`);
   }
-  // Words drawn from attributes: a search box's placeholder, a copy button's tooltip.
-  for (const el of document.querySelectorAll('[placeholder]'))
-    if (el.getClientRects().length) await missing(el.placeholder,
-      getComputedStyle(el, '::placeholder'), ` (placeholder of <${el.localName}>)`);
-  for (const el of document.querySelectorAll('[data-tooltip]'))
-    await missing(el.dataset.tooltip, getComputedStyle(el, '::after'),
-                  ` (tooltip of <${el.localName}>)`);
   return tofu;
 }
 """
@@ -307,18 +310,13 @@ def check_solutions(page, name: str) -> list[str]:
 
 
 def open_page(context, origin: str, name: str, log: list[str]):
-    """A new page in ``context`` that blocks and logs (in ``log``, as ``name: rule: ...``)
-    every request to another host, console error, uncaught error, failed local request and
-    HTTP error. Not yet navigated: ``page.goto(f"{origin}/{name}")``."""
+    """A new page in ``context`` that logs (in ``log``, as ``name: rule: ...``) every request
+    to another host (the browser blocks it: :func:`launch`), console error, uncaught error,
+    failed local request and HTTP error. Not yet navigated:
+    ``page.goto(f"{origin}/{name}")``."""
     page = context.new_page()
-
-    def route(route):
-        if is_local(route.request.url, origin):
-            return route.continue_()
-        log.append(f"{name}: request: to another host: {route.request.url}")
-        return route.abort()
-
-    page.route("**/*", route)
+    page.on("request", lambda r: not is_local(r.url, origin) and
+            log.append(f"{name}: request: to another host: {r.url}"))
     page.on("console", lambda m: m.type == "error" and log.append(f"{name}: console: {m.text[:200]}"))
     page.on("pageerror", lambda e: log.append(f"{name}: console: uncaught {e}"))
     page.on("requestfailed", lambda r: is_local(r.url, origin) and
@@ -328,99 +326,156 @@ def open_page(context, origin: str, name: str, log: list[str]):
     return page
 
 
+# The longest interactive checks (about half a minute each on an idle machine, the others
+# a few seconds): started first, so that they do not end last.
+LONGEST = ("live_translator", "explorers")
+
+
 def interactive_checks():
     """The ``check(context, origin, html_dir) -> list[str]`` function of every module in
-    scripts/browser_checks/, in name order. Each opens its pages with :func:`open_page`
-    and returns its problems as ``page: rule: message`` lines."""
+    scripts/browser_checks/, the LONGEST first, then in name order. Each opens its pages
+    with :func:`open_page` and returns its problems as ``page: rule: message`` lines."""
     import importlib
 
     folder = Path(__file__).resolve().parent / "browser_checks"
     sys.path.insert(0, str(folder.parent))
-    return [importlib.import_module(f"browser_checks.{f.stem}").check
-            for f in sorted(folder.glob("[!_]*.py"))]
+    names = sorted(f.stem for f in folder.glob("[!_]*.py"))
+    names = [n for n in LONGEST if n in names] + [n for n in names if n not in LONGEST]
+    return [importlib.import_module(f"browser_checks.{name}").check for name in names]
 
 
-def launch(playwright):
+@functools.cache
+def nowhere() -> str:
+    """A proxy that is not there: a port of 127.0.0.1 bound and never listened on, so that
+    every connection to it is refused at once."""
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    nowhere.socket = sock  # held until the process ends: the port stays ours
+    return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def launch(playwright, origin: str | None = None):
     """Chromium as on a reader's machine without CJK fonts (NO_CJK_FONTS); playwright gives
-    it a new empty profile (--user-data-dir) itself."""
+    it a new empty profile (--user-data-dir) itself. With ``origin`` (our server), every
+    request elsewhere, another host or another port of this one, goes through
+    :func:`nowhere` and fails: nothing leaves the machine. (A ``page.route`` for every
+    request did this before: a round trip to Python per request, a quarter of the CPU time
+    of opening a page.)"""
     fonts = SCREENSHOTS.parent / "no-cjk-fonts.conf"
     fonts.parent.mkdir(parents=True, exist_ok=True)
     fonts.write_text(NO_CJK_FONTS, encoding="utf-8")
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS,
+    guard = [f"--proxy-server={nowhere()}",
+             f"--proxy-bypass-list=<-loopback>;{urlparse(origin).netloc}"] if origin else []
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS + guard,
                                       env={**os.environ, "FONTCONFIG_FILE": str(fonts)})
 
 
-def check_pages(context, origin: str, names, shots: Path, full: bool, seen: dict) -> list[str]:
-    """Open each page of ``names`` (an iterator that other readers may share) in ``context``
-    and apply the page rules; ``seen[name]`` gets its ids and links for the link rule."""
-    problems = []
-    for name in names:
-        page_log = []
-        page = open_page(context, origin, name, page_log)
-        page.goto(f"{origin}/{name}", wait_until="load")
-        found = inspect(page)
-        seen[name] = (set(found["ids"]), found["links"])
-        target = shots / name.replace(".html", ".png")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # The first screen; whole pages on request (they took half a minute more).
-        page.screenshot(path=str(target), full_page=full)
-        problems += page_problems(name, found) + check_solutions(page, name)
-        if page.query_selector(".solution"):  # their text, now shown: drawn?
-            problems += [f"{name}: tofu: {t} (in an opened solution)"
-                         for t in page.evaluate(TOFU_JS) if t not in found["tofu"]]
-        problems += page_log
-        page.close()
-    return problems
+def check_page(context, origin: str, name: str, shots: Path, full: bool, seen: dict) -> list[str]:
+    """Open page ``name`` in ``context`` and apply the page rules; ``seen[name]`` gets its
+    ids and links for the link rule."""
+    page_log: list[str] = []
+    page = open_page(context, origin, name, page_log)
+    page.goto(f"{origin}/{name}", wait_until="load")
+    found = inspect(page)
+    seen[name] = (set(found["ids"]), found["links"])
+    target = shots / name.replace(".html", ".png")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # The first screen; whole pages on request (they took half a minute more).
+    page.screenshot(path=str(target), full_page=full)
+    problems = page_problems(name, found) + check_solutions(page, name)
+    if page.query_selector(".solution"):  # their text, now shown: drawn?
+        problems += [f"{name}: tofu: {t} (in an opened solution)"
+                     for t in page.evaluate(TOFU_JS, ".solution")
+                     if t not in found["tofu"]]
+    page.close()
+    return problems + page_log
 
 
-# Pages are opened by two readers at once, each in a browser of its own, each taking the
-# next page not yet opened: a page mostly waits (for its fonts, MathJax, the screenshot).
-# The interactive checks, which keep the cores busy (the live translator's model, Python's
-# own translations), run after them, alone: beside the readers they took twice as long.
-READERS = 2
+# The work is a list of jobs, the interactive checks first (the LONGEST ones first), then
+# each page. WORKERS processes, each with a Chromium of its own, take the next job until
+# none is left: a job mostly waits (fonts, MathJax, a model in WebAssembly, a click's
+# transition), and two readers then the interactive checks alone left two cores mostly
+# idle (0.6 cores). Processes, not threads: in threads of one Python the live translator's
+# own translations (torch, a Python loop per step) took 40 s instead of 3, queued behind
+# the other threads for the interpreter's lock.
+WORKERS = 4
 
 
-def _in_a_browser(work):
-    """``work(context)`` in a new Chromium of this thread (playwright's sync API is per
-    thread): its problems."""
+def _label(job) -> str:
+    """A job's name in messages: its page, or its interactive check's module."""
+    return job.keywords.get("name") or job.func.__module__
+
+
+def _worker(work: list, jobs, results, seen: dict, origin: str) -> None:
+    """In a worker process: run job ``work[i]`` (a function of a context) for each index
+    ``i`` taken from ``jobs`` until a None, each in a new context of this process's
+    Chromium; put (i, its problems, the ids and links it saw) in ``results``. A job that
+    raises is a problem, named with its traceback."""
+    import traceback
+
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = launch(p)
+        browser = launch(p, origin)
         try:
-            return work(browser.new_context(viewport={"width": 1280, "height": 900}))
+            while (index := jobs.get()) is not None:
+                seen.clear()
+                context = browser.new_context(viewport={"width": 1280, "height": 900})
+                try:
+                    problems = work[index](context)
+                except Exception:  # noqa: BLE001 - reported, the other jobs go on
+                    problems = [f"{_label(work[index])}: crashed: {traceback.format_exc()}"]
+                finally:
+                    context.close()
+                results.put((index, problems, dict(seen)))
         finally:
             browser.close()
 
 
 def check_site(html_dir: Path, shots: Path, full: bool = False) -> list[str]:
+    import multiprocessing
     import queue
 
     server, origin = serve(html_dir)
     seen: dict = {}
-    pages: queue.SimpleQueue = queue.SimpleQueue()
-    for name in html_pages(html_dir):
-        pages.put(name)
-
-    def next_pages():
-        while True:
-            try:
-                yield pages.get_nowait()
-            except queue.Empty:
-                return
-
-    def interactive(context) -> list[str]:  # scripts/browser_checks/*.py
-        return [p for check in interactive_checks() for p in check(context, origin, html_dir)]
-
+    work = [functools.partial(check, origin=origin, html_dir=html_dir)
+            for check in interactive_checks()]
+    work += [functools.partial(check_page, origin=origin, name=name, shots=shots, full=full,
+                               seen=seen) for name in html_pages(html_dir)]
     shutil.rmtree(shots, ignore_errors=True)
+    mp = multiprocessing.get_context("fork")  # the workers inherit ``work`` as it is
+    jobs, results = mp.Queue(), mp.Queue()
+    for index in [*range(len(work)), *[None] * WORKERS]:
+        jobs.put(index)
+    workers = [mp.Process(target=_worker, args=(work, jobs, results, seen, origin))
+               for _ in range(WORKERS)]
+    found: dict[int, list[str]] = {}
     try:
-        with concurrent.futures.ThreadPoolExecutor(READERS) as pool:
-            readers = [pool.submit(_in_a_browser, lambda context: check_pages(
-                context, origin, next_pages(), shots, full, seen)) for _ in range(READERS)]
-            problems = [p for reader in readers for p in reader.result()]
-            problems += pool.submit(_in_a_browser, interactive).result()
+        for worker in workers:
+            worker.start()
+        while len(found) < len(work) and any(w.is_alive() for w in workers):
+            try:
+                index, problems, saw = results.get(timeout=1)
+            except queue.Empty:
+                continue
+            found[index] = problems
+            seen.update(saw)
+        for worker in workers:
+            worker.join()
     finally:
         server.shutdown()
+    while len(found) < len(work):  # the last results of workers that have just ended
+        try:
+            index, problems, saw = results.get(timeout=1)
+        except queue.Empty:
+            break
+        found[index] = problems
+        seen.update(saw)
+    problems = [p for index in sorted(found) for p in found[index]]
+    problems += [f"{_label(work[index])}: never finished (its worker died)"
+                 for index in range(len(work)) if index not in found]
     ids_by_page = {name: ids for name, (ids, _) in seen.items()}
     for name in sorted(seen):
         problems += link_problems(name, seen[name][1], ids_by_page, html_dir)

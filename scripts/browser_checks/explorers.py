@@ -193,6 +193,17 @@ def chinese_shown(page_name, kind, texts) -> list[str]:
     return []
 
 
+def _settled(page, div, shows_expected, seconds: float = 3.0):
+    """The chart's marks once they show the expected values, or after ``seconds`` (vega
+    re-renders asynchronously): read every 50 ms, not after a fixed pause."""
+    deadline = time.perf_counter() + seconds
+    marks = div.evaluate(MARKS_JS)
+    while not shows_expected(marks) and time.perf_counter() < deadline:
+        page.wait_for_timeout(50)
+        marks = div.evaluate(MARKS_JS)
+    return marks
+
+
 def check_explorer(context, origin, page_name, kind) -> list[str]:
     log = []
     page = open_page(context, origin, page_name, log)
@@ -219,8 +230,7 @@ def check_explorer(context, origin, page_name, kind) -> list[str]:
                         "without the site's CJK web font \"WQY Web\"")
     before = div.evaluate(MARKS_JS)
     shows_expected, setting = MOVES[kind](div, meta)
-    page.wait_for_timeout(300)  # vega re-renders asynchronously
-    after = div.evaluate(MARKS_JS)
+    after = _settled(page, div, shows_expected)
     if after == before:
         problems.append(f"{page_name}: explorer: {kind}: the chart did not change at {setting}")
     if not shows_expected(after):
@@ -237,7 +247,11 @@ def check_degraded(context, origin, page_name) -> list[str]:
     page = context.new_page()
     page.route("**/_static/vendor/*", lambda route: route.abort())
     page.goto(f"{origin}/{page_name}", wait_until="load")
-    page.wait_for_timeout(500)
+    try:  # until explorers.js has given every explorer its state (else reported below)
+        page.wait_for_function("[...document.querySelectorAll('div.vl-explorer')]"
+                               ".every(div => div.dataset.state)", timeout=5000)
+    except Exception:  # noqa: BLE001 - a timeout
+        pass
     for div in page.locator("div.vl-explorer").all():
         text = div.inner_text().strip()
         if div.get_attribute("data-state") != "missing" or "\n" in text or missing not in text:

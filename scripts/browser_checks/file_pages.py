@@ -38,10 +38,10 @@ def check(context, origin, html_dir) -> list[str]:
         label = f"file://{name}"
         page = context.new_page()
 
-        def route(route, label=label):
-            if is_local_file(route.request.url):
+        def route(route, request, label=label):  # playwright passes (route, request)
+            if is_local_file(request.url):
                 return route.continue_()
-            problems.append(f"{label}: request: to another host: {route.request.url}")
+            problems.append(f"{label}: request: to another host: {request.url}")
             return route.abort()
 
         page.route("**/*", route)

@@ -155,3 +155,53 @@ def test_edition_switch_compares_the_section_ids_of_both_editions(tmp_path):
     (tmp_path / "zh" / "p.html").write_text('<section id="a"></section><section id="c">')
     assert id_problems(tmp_path) == ["p.html: edition-switch: its sections' ids differ in "
                                      "zh/p.html: b, c"]
+
+
+def test_the_guard_names_and_blocks_every_request_elsewhere(tmp_path):
+    """A page of our server asks another server (127.0.0.1, another port: as near as a
+    test can reach) for an image and a stylesheet: open_page names both, and the browser
+    (launch with our origin) never reaches that server, while our own pages load."""
+    import functools
+    import http.server
+    import threading
+
+    import pytest
+
+    if not Path(cb.CHROMIUM).exists():
+        pytest.skip(f"{cb.CHROMIUM} not found")
+    playwright = pytest.importorskip("playwright.sync_api")
+    reached = []
+
+    class Elsewhere(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self):
+            reached.append(self.path)
+            self.send_error(404)
+
+        def log_message(self, *args):
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(
+        Elsewhere, directory=str(tmp_path)))
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    elsewhere = f"http://127.0.0.1:{other.server_address[1]}"
+    (tmp_path / "index.html").write_text(
+        f'<!DOCTYPE html><html><head><title>ours</title>'
+        f'<link rel="stylesheet" href="{elsewhere}/s.css"></head>'
+        f'<body><img src="{elsewhere}/x.png" alt="x"></body></html>', encoding="utf-8")
+    server, origin = cb.serve(tmp_path)
+    log: list[str] = []
+    try:
+        with playwright.sync_playwright() as p:
+            browser = cb.launch(p, origin)
+            page = cb.open_page(browser.new_context(), origin, "index.html", log)
+            page.goto(f"{origin}/index.html", wait_until="load")
+            title = page.title()
+            browser.close()
+    finally:
+        server.shutdown()
+        other.shutdown()
+    assert title == "ours"
+    requests = sorted(line for line in log if ": request: " in line)
+    assert requests == [f"index.html: request: to another host: {elsewhere}/s.css",
+                        f"index.html: request: to another host: {elsewhere}/x.png"], log
+    assert reached == [] and "ERR_PROXY_CONNECTION_FAILED" in " ".join(log)
