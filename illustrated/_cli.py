@@ -1,8 +1,8 @@
 """What the package's two commands (``python -m illustrated.train``, ``python -m
 illustrated.translate``) share: a message of one line for a bad option, option types that
 check their range, warnings printed as one plain line (no category, no source line), and
-CPU threads that do not fight a busy machine. This module does not import torch: the
-commands call :func:`passive_waits` before they do.
+CPU threads that do not fight a busy machine. This module does not import torch at its
+top: the commands call :func:`passive_waits` before they do.
 """
 from __future__ import annotations
 
@@ -31,6 +31,25 @@ def idle_cores() -> int:
     except (AttributeError, OSError):  # no load average on this system
         return cores or 1
     return max(1, min(cores or 1, round((cores or 1) - load)))
+
+
+@contextlib.contextmanager
+def torch_threads(n: int | None, default):
+    """Inside: torch computes on ``n`` threads (0: unchanged; ``None``: unchanged when
+    ``OMP_NUM_THREADS`` is set, else ``default(torch's current count)``); restored
+    afterwards. Each command picks its default: training takes the idle cores, translating
+    one sentence one thread."""
+    import torch  # after passive_waits (the commands import this module first)
+
+    before = torch.get_num_threads()
+    if n is None:
+        n = 0 if os.environ.get("OMP_NUM_THREADS") else default(before)
+    if n:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class Parser(argparse.ArgumentParser):

@@ -10,7 +10,6 @@ line, a bad option a one-line message (exit status 2).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import sys
 import os
@@ -18,7 +17,7 @@ import random
 import time
 from typing import Callable
 
-from ._cli import Parser, at_least, idle_cores, passive_waits, plain_warnings
+from ._cli import Parser, at_least, idle_cores, passive_waits, plain_warnings, torch_threads
 
 if __name__ == "__main__":  # the command: before torch loads OpenMP, which reads it once
     passive_waits()
@@ -226,20 +225,10 @@ def main(argv=None):
             return 1
 
 
-@contextlib.contextmanager
 def _threads(n: int | None):
-    """Inside: torch computes on ``n`` threads (0: unchanged; ``None``: unchanged when
-    ``OMP_NUM_THREADS`` is set, else :func:`illustrated._cli.idle_cores`, at most torch's
-    default); restored afterwards."""
-    before = torch.get_num_threads()
-    if n is None:
-        n = 0 if os.environ.get("OMP_NUM_THREADS") else min(before, idle_cores())
-    if n:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+    """torch's threads while training: ``n``, or the cores the load leaves idle
+    (:func:`illustrated._cli.idle_cores`), at most torch's default."""
+    return torch_threads(n, lambda default: min(default, idle_cores()))
 
 
 def _main_toy(args):

@@ -33,13 +33,12 @@ one-line message).
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import warnings
 from pathlib import Path
 
-from ._cli import Parser, at_least, passive_waits, plain_warnings
+from ._cli import Parser, at_least, passive_waits, plain_warnings, torch_threads
 
 if __name__ == "__main__":  # the command: before torch loads OpenMP, which reads it once
     passive_waits()
@@ -156,21 +155,9 @@ def _quote(sentence: str) -> str:
     return '"' + (sentence if len(sentence) <= 60 else sentence[:59] + "…") + '"'
 
 
-@contextlib.contextmanager
 def _threads(n: int | None):
-    """Inside: torch computes with ``n`` threads (0: unchanged; ``None``: 1, unless
-    ``OMP_NUM_THREADS`` says otherwise); restored afterwards."""
-    import torch
-
-    if n is None:
-        n = 0 if os.environ.get("OMP_NUM_THREADS") else 1
-    before = torch.get_num_threads()
-    if n:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+    """torch's threads while translating: ``n``, or 1."""
+    return torch_threads(n, lambda default: 1)
 
 
 def _is_toy(path) -> bool:
