@@ -26,7 +26,9 @@ CHECK_HTML := _build/check/html
 # nbval: every chapter's (and appendix notebook's) committed outputs must come out again (--dist loadscope keeps
 # each notebook in one worker, in order). --durations lists the slowest cells, to watch
 # make test's time (CI: under 12 minutes, install included) as the book grows.
-NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q --durations=5 --dist loadscope -p no:randomly \
+# -p tests.nbval_kernel: a kernel that dies on start-up (two workers' kernels racing for a
+# port) is started again, up to three times; no cell has run then (tests/nbval_kernel.py).
+NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q --durations=5 --dist loadscope -p no:randomly -p tests.nbval_kernel \
 	--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters appendix
 # The first path runs its kernels on torch's default threads (one per core), two workers:
 # more threads than cores. torch's OpenMP threads spin while they wait for work, so two
