@@ -47,6 +47,14 @@ import time
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlparse
 
+# torch computes the live translator's Python references inside a worker process, beside
+# WORKERS Chromiums. Its OpenMP threads spin while they wait for work; on a busy CPU a
+# spinning thread takes the core from the thread it waits for. Measured in a fresh clone's
+# make test (2 cores): those references took 145 s spinning, against 3 s when the stage ran
+# its interactive checks alone. Told to sleep while they wait (no change to any result:
+# the same threads split the same work), before anything here imports torch:
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
