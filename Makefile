@@ -162,7 +162,7 @@ bench: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) benchmarks/real_train.py
 	$(PY) benchmarks/summary.py
 
-# The small trained translator that chapters 10 and 11 load (about 40 s on 2 cores). The
+# The small trained translator that chapters 10 and 11 load (38 s on a quiet 2-core CPU, README). The
 # committed file makes the chapters' numbers the same on every CPU; retrain only on purpose.
 checkpoint: $(STAMP)
 	$(PY) -m illustrated.train --out chapters/data/translator.pt
