@@ -31,6 +31,9 @@ edition      Every page links to the same page in the other edition (scripts/edi
 emphasis     On a page of the Chinese edition, every emphasis (<em>) holding a CJK character
              has the class zh-emphasis (scripts/editions.py, ChineseEmphasis), which
              _static/editions.css sets upright with 着重号: Chinese fonts have no italic.
+icon         Each edition's index.html, which only forwards the reader to the first page,
+             names the book's icon (<link rel="icon">, scripts/site_extras.py): without it
+             the browser asks for a /favicon.ico the site lacks, a 404 in the console.
 
 Every offender is printed as `page: rule: detail`, then a summary; the exit code is 1 if
 there is any. Run from the repository's root: the API rule imports `illustrated` from it.
@@ -239,6 +242,17 @@ def check_emphasis(page: str, doc: BeautifulSoup, shown: int = 5) -> list[str]:
 
 
 # ---------------------------------------------------------------- main
+def check_redirect_icons(html_dir: Path) -> list[str]:
+    """The ``icon`` rule, on both editions' index.html (the redirects html_pages leaves out)."""
+    problems = []
+    for page in ("index.html", "zh/index.html"):
+        path = html_dir / page
+        if path.is_file() and not soup(path.read_text(encoding="utf-8")).select('link[rel~="icon"]'):
+            problems.append(f"{page}: icon: no <link rel=\"icon\">: the browser will ask for "
+                            f"/favicon.ico, which the site lacks (a 404 in the console)")
+    return problems
+
+
 def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
     # The same pages as the browser check: not index.html, which only redirects to the
     # first page, nor the theme's files in _static/.
@@ -259,6 +273,7 @@ def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
                 source = API_SOURCE.read_text(encoding="utf-8")
             problems += check_api(page, doc, expected_api(source))
         problems += check_raw_rst(page, doc)  # last: it strips scripts from doc
+    problems += check_redirect_icons(html_dir)
     if not (html_dir / API_PAGE).is_file():
         problems.append(f"{API_PAGE}: api: the page was not built")
     return problems
@@ -279,7 +294,7 @@ def main() -> int:
               "(rules: see scripts/check_site.py).")
         return 1
     print(f"Site checks (API page, raw rST, glued quotes, closed solutions, code width, editions, "
-          f"Chinese emphasis): {pages} pages (index.html only redirects), 0 problems.")
+          f"Chinese emphasis, icons): {pages} pages (index.html only redirects), 0 problems.")
     return 0
 
 

@@ -217,6 +217,22 @@ def _term_tooltips(app, doctree, docname):
     add_term_titles(doctree, titles)
 
 
+def _redirect_with_icon(app, exception) -> None:
+    """``index.html``, the page a reader who types the site's address gets, forwards to the
+    first chapter. sphinx-external-toc writes it as one ``<meta>`` line when it is missing;
+    without a ``<link rel="icon">`` the browser then asks for ``/favicon.ico``, which the site
+    does not have: a 404 in the console (the browser stage saw it, now and then, from the
+    tokenizer check that opens index.html). Written here first, with the book's icon; the
+    extension then leaves it alone."""
+    if exception is not None or app.builder.format != "html" or app.config.root_doc == "index":
+        return
+    icon = Path(app.config.html_favicon or "").name
+    link = f'<link rel="icon" href="_static/{icon}" />\n' if icon else ""
+    (Path(app.outdir) / "index.html").write_text(
+        f'<meta http-equiv="Refresh" content="0; url={app.config.root_doc}.html" />\n{link}',
+        encoding="utf-8")
+
+
 def setup(app):
     if not getattr(NbElementRenderer.render_image, "keeps_alt", False):
         NbElementRenderer.render_image = _with_alt(NbElementRenderer.render_image)
@@ -232,4 +248,5 @@ def setup(app):
     app.connect("env-purge-doc", _purge_glossary)
     app.connect("env-merge-info", _merge_glossary)
     app.connect("doctree-resolved", _term_tooltips)
+    app.connect("build-finished", _redirect_with_icon, priority=400)  # before etoc's
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -334,3 +334,13 @@ def test_emphasis_rule_wants_chinese_emphasis_upright_on_chinese_pages():
     assert problems[-1] == "zh/chapters/02.html: emphasis: ... and 2 more such emphases"
     # The English edition's pages are not read.
     assert run(check_site.check_emphasis, bad, CHAPTER) == []
+
+
+def test_a_redirect_page_without_the_icon_is_named(tmp_path):
+    redirect = '<meta http-equiv="Refresh" content="0; url=intro.html" />\n'
+    (tmp_path / "zh").mkdir()
+    (tmp_path / "index.html").write_text(redirect, encoding="utf-8")
+    (tmp_path / "zh" / "index.html").write_text(
+        redirect + '<link rel="icon" href="_static/favicon.svg" />\n', encoding="utf-8")
+    assert [p.split(": ")[:2] for p in check_site.check_redirect_icons(tmp_path)] == [
+        ["index.html", "icon"]]

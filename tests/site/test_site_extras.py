@@ -158,3 +158,22 @@ def test_a_chinese_page_shows_the_chinese_rendering_of_a_figure():
     plain = MimeData("image/png", "RU4=", output_metadata={"image/png": {"alt": "A plot."}})
     (kept,) = render(page("zh_CN"), plain)
     assert (kept["uri"], kept["alt"]) == ("RU4=", "A plot.")
+
+
+def test_the_redirect_page_names_the_books_icon(tmp_path):
+    """index.html forwards to the first page and names the icon, so the browser does not
+    ask for a /favicon.ico the site lacks (a 404 in the console)."""
+    from types import SimpleNamespace
+
+    app = SimpleNamespace(outdir=str(tmp_path), builder=SimpleNamespace(format="html"),
+                          config=SimpleNamespace(root_doc="intro",
+                                                 html_favicon="_static/favicon.svg"))
+    site_extras._redirect_with_icon(app, None)
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert '<meta http-equiv="Refresh" content="0; url=intro.html" />' in html
+    assert '<link rel="icon" href="_static/favicon.svg" />' in html
+    assert "<body" not in html  # still a redirect to the checkers (check_browser.is_redirect)
+    (tmp_path / "index.html").unlink()
+    site_extras._redirect_with_icon(app, RuntimeError("the build failed"))
+    assert not (tmp_path / "index.html").exists()
+
