@@ -442,9 +442,22 @@ def _worker(work: list, jobs, results, seen: dict, origin: str) -> None:
             browser.close()
 
 
+def _take(results, found: dict, seen: dict) -> bool:
+    """One job's result from the workers' ``results`` queue into ``found`` (its problems,
+    by job) and ``seen`` (ids and links, by page); False if none came within a second."""
+    import queue
+
+    try:
+        index, problems, saw = results.get(timeout=1)
+    except queue.Empty:
+        return False
+    found[index] = problems
+    seen.update(saw)
+    return True
+
+
 def check_site(html_dir: Path, shots: Path, full: bool = False) -> list[str]:
     import multiprocessing
-    import queue
 
     server, origin = serve(html_dir)
     seen: dict = {}
@@ -464,23 +477,13 @@ def check_site(html_dir: Path, shots: Path, full: bool = False) -> list[str]:
         for worker in workers:
             worker.start()
         while len(found) < len(work) and any(w.is_alive() for w in workers):
-            try:
-                index, problems, saw = results.get(timeout=1)
-            except queue.Empty:
-                continue
-            found[index] = problems
-            seen.update(saw)
+            _take(results, found, seen)
         for worker in workers:
             worker.join()
     finally:
         server.shutdown()
-    while len(found) < len(work):  # the last results of workers that have just ended
-        try:
-            index, problems, saw = results.get(timeout=1)
-        except queue.Empty:
-            break
-        found[index] = problems
-        seen.update(saw)
+    while len(found) < len(work) and _take(results, found, seen):
+        pass  # the last results of workers that have just ended
     problems = [p for index in sorted(found) for p in found[index]]
     problems += [f"{_label(work[index])}: never finished (its worker died)"
                  for index in range(len(work)) if index not in found]
