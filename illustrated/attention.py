@@ -33,7 +33,7 @@ from torch import nn
 
 from ._attention_checks import check_attention_inputs, check_sdpa_inputs
 from ._checks import check_dropout, check_heads, checked_at_the_door
-from .kv_cache import KVCache  # noqa: F401 (chapter 9 imports it from here)
+from .kv_cache import KVCache  # noqa: F401 (chapter 10 imports it from here)
 
 
 @checked_at_the_door(check_sdpa_inputs)
