@@ -141,8 +141,8 @@ MISTAKES = [  # (a wrong layer norm, the start of its hint)
 ]
 MISTAKE_IDS = ["positions", "batch_and_positions", "whole_sentence", "unbiased", "swapped",
                "no_affine", "variance", "variance_unbiased", "root_of_std", "beta_below",
-               "beta_for_eps", "beta_divided", "no_mean", "no_eps", "eps_outside", "eps_ignored",
-               "general", "in_place"]
+               "beta_for_eps", "beta_divided", "no_mean", "no_eps", "eps_outside",
+               "eps_ignored", "general", "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)
