@@ -30,8 +30,18 @@ _SWAPPED = ("it looks like gamma and beta are swapped: gamma multiplies the norm
             "values and beta is added, `gamma * x_hat + beta`.")
 _NO_AFFINE = ("it looks like you returned the normalised values without the learned scale "
               "and shift: finish with `gamma * x_hat + beta`.")
-_VARIANCE = ("it looks like you divided by the variance instead of the standard deviation: "
-             "divide by `torch.sqrt(var + eps)`.")
+_VARIANCE = ("it looks like you divided by the variance, `x.var(...)`, where the standard "
+             "deviation belongs: divide by its square root, `torch.sqrt(var + eps)` with "
+             "`var = x.var(dim=-1, unbiased=False, keepdim=True)`.")
+_STD_AS_VAR = ("it looks like you took the square root of the standard deviation: `x.std` "
+               "is already the square root of `x.var`. Put the variance under the root, "
+               "`torch.sqrt(x.var(dim=-1, unbiased=False, keepdim=True) + eps)`.")
+_BETA_BELOW = ("it looks like beta ended up in the denominator, next to the standard "
+               "deviation (where eps belongs). Beta is the learned shift, added after the "
+               "division: `gamma * (x - mean) / torch.sqrt(var + eps) + beta`.")
+_BETA_DIVIDED = ("it looks like beta was divided by the standard deviation too: add it "
+                 "after the division, `gamma * (x - mean) / torch.sqrt(var + eps) + beta`, "
+                 "not `(gamma * (x - mean) + beta) / ...`.")
 _NO_MEAN = "it looks like you did not subtract the mean before dividing."
 _NO_EPS = ("it looks like you left out epsilon: divide by `sqrt(var + eps)`. Without it a "
            "position whose features are all equal gives 0/0 = NaN.")
@@ -101,8 +111,27 @@ def _layer_norm_mistakes(case: _Case) -> list:
         (_SWAPPED, _equals(lambda: _normalise(x, gamma, beta, swap=True, **same))),
         (_NO_AFFINE, _equals(lambda: _normalise(x, torch.ones_like(gamma),
                                                 torch.zeros_like(beta), **same))),
-        (_VARIANCE, _equals(lambda: _normalise(x, gamma, beta, power=1.0, **same))),
+        *_spread_mistakes(x, gamma, beta, eps),
         (_NO_MEAN, _equals(lambda: _normalise(x, gamma, beta, centre=False, **same))),
+    ]
+
+
+def _spread_mistakes(x, gamma, beta, eps) -> list:
+    """The denominator gone wrong: the variance where the standard deviation belongs (or
+    the root of the standard deviation), and beta inside the division."""
+    centred = x - x.mean(dim=-1, keepdim=True)  # (..., D)
+    var = [x.var(dim=-1, keepdim=True, correction=c) for c in (0, 1)]  # biased, unbiased
+    sigma = torch.sqrt(var[0] + eps)  # the right denominator, (..., 1)
+
+    found = [(_VARIANCE, _equals(lambda v=v, e=e: gamma * centred / (v + e) + beta))
+             for v in var for e in (eps, 0.0)]
+    found += [(_STD_AS_VAR, _equals(lambda v=v: gamma * centred / (v.sqrt() + eps).sqrt()
+                                    + beta)) for v in var]
+    found += [(_BETA_BELOW, _equals(lambda s=s: gamma * centred / s))  # beta below
+              for s in (sigma + beta, var[0].sqrt() + beta, torch.sqrt(var[0] + beta))]
+    return found + [
+        (_BETA_DIVIDED, _equals(lambda: (gamma * centred + beta) / sigma)),
+        (_BETA_DIVIDED, _equals(lambda: gamma * (centred + beta) / sigma)),
     ]
 
 

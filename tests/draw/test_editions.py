@@ -46,6 +46,9 @@ FIGURES = {
     "beam_tree": lambda: draw.beam_tree(BEAM),
     "encoding_heatmap": lambda: draw.encoding_heatmap(torch.randn(4, 6)),
     "encoding_waves": lambda: draw.encoding_waves(torch.randn(10, 4), [0, 2]),
+    "add_norm_figure": lambda: draw.add_norm_figure(
+        torch.randn(3, 4), torch.randn(3, 4), row_labels=["position 0", "position 1",
+                                                          "position 2"]),
 }
 # Words of the data (sentences, tokens) and names that read the same in both editions.
 SAME = {"Transformer", "softmax", "Add & Norm", "Thinking", "Machines", "je suis étudiant",

@@ -76,6 +76,29 @@ def ln_variance(x, gamma, beta, eps=1e-5):
     return gamma * (x - mean) / (x.var(dim=-1, unbiased=False, keepdim=True) + eps) + beta
 
 
+def ln_variance_unbiased(x, gamma, beta, eps=1e-5):
+    mean = x.mean(dim=-1, keepdim=True)
+    return gamma * (x - mean) / x.var(dim=-1, keepdim=True) + beta  # x.var for x.std
+
+
+def ln_root_of_std(x, gamma, beta, eps=1e-5):
+    mean = x.mean(dim=-1, keepdim=True)
+    var = x.std(dim=-1, unbiased=False, keepdim=True)  # x.std where x.var belongs
+    return gamma * (x - mean) / torch.sqrt(var + eps) + beta
+
+
+def ln_beta_below(x, gamma, beta, eps=1e-5):
+    mean = x.mean(dim=-1, keepdim=True)
+    std = x.std(dim=-1, unbiased=False, keepdim=True)
+    return gamma * (x - mean) / (std + beta)  # (x - mu) / (sigma + beta)
+
+
+def ln_beta_divided(x, gamma, beta, eps=1e-5):
+    mean = x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, unbiased=False, keepdim=True)
+    return (gamma * (x - mean) + beta) / torch.sqrt(var + eps)  # beta divided too
+
+
 def ln_no_mean(x, gamma, beta, eps=1e-5):
     var = x.var(dim=-1, unbiased=False, keepdim=True)
     return gamma * x / torch.sqrt(var + eps) + beta
@@ -97,7 +120,16 @@ MISTAKES = [  # (a wrong layer norm, the start of its hint)
     (lambda x, g, b, eps=1e-5: ln_by_hand(x, b, g, eps), HINT + r"gamma and beta are swapped"),
     (lambda x, g, b, eps=1e-5: ln_by_hand(x, torch.ones_like(g), torch.zeros_like(b), eps),
      HINT + r"you returned the normalised values without the learned scale"),
-    (ln_variance, HINT + r"you divided by the variance instead of the standard deviation"),
+    (ln_variance, HINT + r"you divided by the variance, `x\.var\(\.\.\.\)`, where the "
+                         r"standard deviation belongs"),
+    (ln_variance_unbiased, HINT + r"you divided by the variance, `x\.var"),
+    (ln_root_of_std, HINT + r"you took the square root of the standard deviation: `x\.std` "
+                            r"is already the square root of `x\.var`"),
+    (ln_beta_below, HINT + r"beta ended up in the denominator"),
+    (lambda x, g, b, eps=1e-5: g * (x - x.mean(-1, keepdim=True)) / torch.sqrt(
+        x.var(-1, unbiased=False, keepdim=True) + b),  # beta where eps belongs
+     HINT + r"beta ended up in the denominator"),
+    (ln_beta_divided, HINT + r"beta was divided by the standard deviation too"),
     (ln_no_mean, HINT + r"you did not subtract the mean"),
     (ln_no_eps, HINT + r"you left out epsilon"),
     (ln_eps_outside, HINT + r"you added epsilon outside the square root"),
@@ -108,8 +140,9 @@ MISTAKES = [  # (a wrong layer norm, the start of its hint)
                   r"call\.\nHint: your function changed its input `x` in place"),
 ]
 MISTAKE_IDS = ["positions", "batch_and_positions", "whole_sentence", "unbiased", "swapped",
-               "no_affine", "variance", "no_mean", "no_eps", "eps_outside", "eps_ignored",
-               "general", "in_place"]
+               "no_affine", "variance", "variance_unbiased", "root_of_std", "beta_below",
+               "beta_for_eps", "beta_divided", "no_mean", "no_eps", "eps_outside",
+               "eps_ignored", "general", "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)
