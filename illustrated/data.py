@@ -151,9 +151,12 @@ def _pad(seqs, pad_id):
 
 
 def make_batch(src_ids, tgt_ids, pad_id=0):
-    """A :class:`Batch` from lists of encoded sentences (each ``[bos, ..., eos]``)."""
+    """A :class:`Batch` from lists of encoded sentences (each
+    ``[bos, ..., eos]``): the target is cut into what the decoder reads,
+    ``tgt_in``, and what it must predict, ``tgt_out``, one word later."""
     src = _pad(src_ids, pad_id)  # (B, S)
     tgt = _pad(tgt_ids, pad_id)  # (B, T + 1)
     tgt_in, tgt_out = tgt[:, :-1], tgt[:, 1:]  # (B, T), (B, T)
-    tgt_mask = padding_mask(tgt_in, pad_id) & subsequent_mask(tgt_in.shape[1])  # (B, T, T)
+    tgt_mask = (padding_mask(tgt_in, pad_id)
+                & subsequent_mask(tgt_in.shape[1]))  # (B, T, T)
     return Batch(src, tgt_in, tgt_out, padding_mask(src, pad_id), tgt_mask)

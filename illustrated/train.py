@@ -72,8 +72,10 @@ def train(cfg: TrainConfig = TrainConfig(), progress: bool | None = True,
         raise TypeError(f"model_factory must be a callable (config, generator) -> "
                         f"nn.Module, e.g. a class, got {type(model_factory).__name__}")
     train_pairs, held = split_pairs(cfg.seed)
-    sv = Vocab.build(s for s, _ in train_pairs + held)
-    tv = Vocab.build(t for _, t in train_pairs + held)
+    # The vocabularies come from the training pairs only: a held-out word the
+    # training pairs lack is <unk>, as it would be for a sentence never seen.
+    sv = Vocab.build(s for s, _ in train_pairs)
+    tv = Vocab.build(t for _, t in train_pairs)
     mc = ModelConfig(src_vocab=len(sv), tgt_vocab=len(tv), N=cfg.N, d_model=cfg.d_model,
                      d_ff=cfg.d_ff, h=cfg.h, dropout=cfg.dropout, max_len=64)
     gen = torch.Generator().manual_seed(cfg.seed)
@@ -84,9 +86,7 @@ def train(cfg: TrainConfig = TrainConfig(), progress: bool | None = True,
     # The sources' own sentences are single pairs among hundreds: repeat them so they stick.
     data = [(sv.encode(s), tv.encode(t)) for s, t in train_pairs + list(FIXED) * 20]
     crit = LabelSmoothingLoss(len(tv), 0, cfg.smoothing)
-    opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: rate(s + 1, cfg.d_model, cfg.warmup, cfg.factor))
+    opt, sched = paper_optimiser(model, cfg)
     rng = random.Random(cfg.seed)
     history = []
     state = torch.get_rng_state()
@@ -99,16 +99,42 @@ def train(cfg: TrainConfig = TrainConfig(), progress: bool | None = True,
     for _ in bar:
         chunk = rng.sample(data, min(cfg.batch_size, len(data)))
         b = make_batch([s for s, _ in chunk], [t for _, t in chunk])
-        loss = crit(model(b.src, b.tgt_in, b.src_mask, b.tgt_mask), b.tgt_out)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        history.append(loss.item())
+        loss = train_step(model, b, crit, opt, sched)
+        history.append(loss)
         tokens += int((b.tgt_out != 0).sum())
-        bar.set_postfix(loss=f"{loss.item():.3f}", tok_s=f"{tokens / (time.perf_counter() - start):.0f}")
+        bar.set_postfix(loss=f"{loss:.3f}",
+                        tok_s=f"{tokens / (time.perf_counter() - start):.0f}")
     torch.set_rng_state(state)
     return model.eval(), sv, tv, history, held
+
+
+def paper_optimiser(model, cfg):
+    """Adam with the paper's betas and epsilon, and the paper's schedule.
+
+    The optimiser's own rate is 1, and ``LambdaLR`` multiplies it by
+    ``rate(step)`` at every step, so the rate in use is the schedule's.
+    """
+    opt = torch.optim.Adam(model.parameters(), lr=1.0,
+                           betas=(0.9, 0.98), eps=1e-9)
+    sched = torch.optim.lr_scheduler.LambdaLR(  # steps count from 1
+        opt, lambda s: rate(s + 1, cfg.d_model, cfg.warmup, cfg.factor))
+    return opt, sched
+
+
+def train_step(model, batch, criterion, opt, sched):
+    """One teacher-forced step on one batch; returns the loss (a float).
+
+    The decoder reads ``batch.tgt_in`` (``<bos>`` w1 ... wn) and is scored
+    on ``batch.tgt_out`` (w1 ... wn ``<eos>``), every position at once.
+    """
+    logp = model(batch.src, batch.tgt_in, batch.src_mask,
+                 batch.tgt_mask)  # (B, T, V) log-probabilities
+    loss = criterion(logp, batch.tgt_out)  # mean over non-pad targets
+    opt.zero_grad()  # gradients add up: clear the last step's
+    loss.backward()  # the gradient of the loss for every weight
+    opt.step()  # Adam moves the weights
+    sched.step()  # the next step's learning rate
+    return loss.item()
 
 
 def translate_ids(model, sv, tv, sentences, max_len=32):

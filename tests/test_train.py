@@ -236,3 +236,19 @@ def test_resume_without_a_state_says_so_and_does_not_start_over(tmp_path, quick_
     assert err == [f"python -m illustrated.train: no training state to resume from: {state} "
                    f"does not exist (train without --resume to start anew)"]
     assert not state.exists() and not out.exists()  # no training happened
+
+
+def test_vocabularies_come_from_the_training_pairs_only(monkeypatch):
+    import illustrated.train as train_module
+    from illustrated.data import split_pairs
+
+    train_pairs, held = split_pairs(0)
+    unseen = [("je vois un ornithorynque", "i see a platypus")]  # in no training pair
+    monkeypatch.setattr(train_module, "split_pairs", lambda seed: (train_pairs, held + unseen))
+    _, sv, tv, _, held_back = train(TrainConfig(steps=1, batch_size=4, d_model=16, N=1, h=2,
+                                                d_ff=32), progress=False)
+    assert unseen[0] in held_back
+    assert "ornithorynque" not in sv.stoi and "platypus" not in tv.stoi
+    assert "vois" in sv.stoi and "see" in tv.stoi
+    with pytest.warns(UserWarning, match="platypus"):
+        assert tv.encode("i see a platypus")[4] == tv.unk_id

@@ -36,6 +36,13 @@ _NO_RELU = ("it looks like the feed-forward network has no ReLU between its two 
             "`linear2(relu(linear1(x)))`.")
 _NO_DK = ("it looks like the attention scores were not divided by √d_k: "
           "`scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)`, with d_k = d_model / h.")
+_D_MODEL_SCALE = ("it looks like the attention scores were divided by √d_model "
+                  "instead of √d_k: each head's queries and keys have d_k = "
+                  "d_model / h entries, and the scale is the square root of that. "
+                  "The package does it in `scaled_dot_product_attention` of "
+                  "`illustrated/attention.py`, which gets the queries split into "
+                  "heads, (B, H, L, d_k): `d_k = query.shape[-1]`, then "
+                  "`math.sqrt(d_k)`.")
 _INVERTED = ("it looks like the mask was used the other way round: in this package "
              "`True` means *may attend*, so fill the scores where the mask is False: "
              "`scores.masked_fill(~mask, float('-inf'))` (PyTorch's own modules use the "
@@ -100,8 +107,9 @@ _DTYPE = ("the checker runs your model in float64 (`model.double()`): a tensor c
           "inside it (`torch.zeros(...)`, `torch.tensor(...)`) must take the input's dtype, "
           "`dtype=x.dtype`, or be registered with `self.register_buffer` so that "
           "`.double()` converts it.")
-_GENERAL = ("compare this part, line by line, with the package's version in "
-            "`illustrated/layers.py` and `illustrated/model.py`.")
+_GENERAL = ("compare this part, line by line, with the package's version: "
+            "attention in `illustrated/attention.py`, the layers in "
+            "`illustrated/layers.py`, the whole model in `illustrated/model.py`.")
 
 
 def _attn(m, q, k, v, mask, *, scale=True, invert=False, split_t=True, merge_t=True,
@@ -118,8 +126,8 @@ def _attn(m, q, k, v, mask, *, scale=True, invert=False, split_t=True, merge_t=T
             return t.reshape(B, m.h, t.shape[1], m.d_k)  # (B, H, n, Dk), tokens mixed
     Q, K, V = split(m.w_q(q)), split(m.w_k(k)), split(m.w_v(v))  # (B, H, *, Dk)
     s = Q @ K.transpose(-2, -1)  # (B, H, L, S)
-    if scale:
-        s = s / math.sqrt(m.d_k)
+    if scale:  # True: √d_k; "d_model": the whole width's root, a mistake
+        s = s / math.sqrt(D if scale == "d_model" else m.d_k)
     if mask is not None:
         mask = mask.unsqueeze(-3)  # (B, 1, L, S)
         mask = ~mask if invert else mask
@@ -129,7 +137,8 @@ def _attn(m, q, k, v, mask, *, scale=True, invert=False, split_t=True, merge_t=T
 
 
 _ATTN = [  # (hint, _attn's switches): a mistake inside multi-head attention
-    (_NO_DK, {"scale": False}), (_INVERTED, {"invert": True}),
+    (_NO_DK, {"scale": False}), (_D_MODEL_SCALE, {"scale": "d_model"}),
+    (_INVERTED, {"invert": True}),
     (_SPLIT_NO_T, {"split_t": False}), (_SPLIT_NO_T, {"split_t": False, "merge_t": False}),
     (_MERGE_NO_T, {"merge_t": False}), (_OVER_QUERIES, {"dim": -2})]
 

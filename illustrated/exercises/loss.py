@@ -39,6 +39,12 @@ _BATCHMEAN = ("it looks like you used `F.kl_div(..., reduction='batchmean')`: it
               "the sum by the size of the first axis ({n} here: {what}), not by the number "
               "of non-padding targets. Use `reduction='sum'` and divide by "
               "`(target != pad_id).sum()`.")
+_ALL_POSITIONS = ("it looks like you divided the sum by every position, padding "
+                  "included ({n} here), as `target.numel()` counts them; the mean "
+                  "is over the non-padding targets only ({kept} here): divide by "
+                  "`(target != pad_id).sum()`. (`F.kl_div(..., "
+                  "reduction='batchmean')` on flattened rows makes the same "
+                  "mistake.)")
 _FIXED_PAD = ("it looks like you used the pad id 0 instead of the `pad_id` argument: this "
               "test pads with {pad}. Take padding from `pad_id`, both for the targets you "
               "skip and for the word whose `q` is 0.")
@@ -140,7 +146,7 @@ def _loss_mistakes(case: _Case) -> list:
         (_KL_DIV_MEAN.format(n=rows * V),
          _equals(lambda: _variant(*args, mean=False) / (rows * V))),
         (_F_CROSS_ENTROPY, _equals(lambda: _torch_cross_entropy(*args))),
-        (_BATCHMEAN.format(n=rows, what="every position, padding included"),
+        (_ALL_POSITIONS.format(n=rows, kept=kept),
          _equals(lambda: _variant(*args, mean=False) / rows)),
         (_BATCHMEAN.format(n=batch, what="the batch size"),
          _equals(lambda: _variant(*args, mean=False) / batch)),

@@ -125,6 +125,13 @@ def kl_div_batchmean(flatten):
     return fn
 
 
+def divided_by_all_positions(logp, target, pad_id, eps):
+    """The sum over the non-padding targets, divided by every position."""
+    q = smoothed_q(logp, target, pad_id, eps)
+    terms = torch.where(q > 0, q * (q.clamp_min(1e-30).log() - logp), 0.0)
+    return terms.sum(-1)[target != pad_id].sum() / target.numel()
+
+
 def kl_div_mean(logp, target, pad_id, eps):
     """F.kl_div's 'mean': the sum divided by every element, positions times V."""
     keep = target != pad_id
@@ -173,10 +180,13 @@ def pad_is_zero(logp, target, pad_id, eps):
 MISTAKES = [
     (f_cross_entropy, HINT + r"you used `F\.cross_entropy\(\.\.\., label_smoothing=eps, "
                              r"ignore_index=pad_id\)`"),
-    (kl_div_batchmean(True), r"test 'a batch with padding'.*" + HINT + r"you used "
-                             r"`F\.kl_div\(\.\.\., reduction='batchmean'\)`: it divides the "
-                             r"sum by the size of the first axis \(8 here: every position, "
-                             r"padding included\)"),
+    (kl_div_batchmean(True), r"test 'a batch with padding'.*" + HINT + r"you divided "
+                             r"the sum by every position, padding included \(8 here\)"),
+    (divided_by_all_positions, r"test 'a batch with padding'.*" + HINT + r"you divided "
+                               r"the sum by every position, padding included \(8 here\), "
+                               r"as `target\.numel\(\)` counts them; the mean is over the "
+                               r"non-padding targets only \(5 here\): divide by "
+                               r"`\(target != pad_id\)\.sum\(\)`"),
     (kl_div_batchmean(False), r"test 'a batch with padding'.*" + HINT + r"you used "
                               r"`F\.kl_div\(\.\.\., reduction='batchmean'\)`: .*\(2 here: "
                               r"the batch size\)"),
@@ -200,7 +210,7 @@ MISTAKES = [
     (lambda lp, t: loss_by_hand(lp, t, 0, 0.1), r"raised TypeError.*\nHint: your function "
                                                  r"must take `\(logp, target, pad_id, eps\)`"),
 ]
-IDS = ["f_cross_entropy", "batchmean_flat", "batchmean", "pad_is_zero", "pad_mass",
+IDS = ["f_cross_entropy", "batchmean_flat", "all_positions", "batchmean", "pad_is_zero", "pad_mass",
        "v_minus_1", "pad_positions", "nan", "torch_smoothing", "cross_entropy", "sum",
        "not_shifted", "kl_div_mean", "pad_not_zeroed", "kl_div_swapped",
        "kl_div_swapped_log_target", "kl_div_swapped_exp", "general", "signature"]

@@ -75,7 +75,7 @@ def attention(m, query, key, value, mask, scale=True, blocked_is_true=False):
     q, k, v = m._split(m.w_q(query)), m._split(m.w_k(key)), m._split(m.w_v(value))
     scores = q @ k.transpose(-2, -1)
     if scale:
-        scores = scores / math.sqrt(m.d_k)
+        scores = scores / math.sqrt(m.d_model if scale == "d_model" else m.d_k)
     if mask is not None:
         mask = mask.unsqueeze(1)
         scores = scores.masked_fill(mask if blocked_is_true else ~mask, -1e9)
@@ -86,6 +86,11 @@ def attention(m, query, key, value, mask, scale=True, blocked_is_true=False):
 class AttnNoScale(MultiHeadAttention):
     def forward(self, query, key, value, mask=None, cache=None):
         return attention(self, query, key, value, mask, scale=False)
+
+
+class AttnDModelScale(MultiHeadAttention):
+    def forward(self, query, key, value, mask=None, cache=None):
+        return attention(self, query, key, value, mask, scale="d_model")
 
 
 class AttnTorchMask(MultiHeadAttention):
@@ -210,6 +215,9 @@ MISTAKES = [
      + r"the positional encodings were not added"),
     (planted(swap_class(MultiHeadAttention, AttnNoScale)), r"is encoder layer 0.*" + HINT
      + r"the attention scores were not divided by √d_k"),
+    (planted(swap_class(MultiHeadAttention, AttnDModelScale)), r"is encoder layer 0.*"
+     + HINT + r"the attention scores were divided by √d_model instead of √d_k: .*"
+     r"`scaled_dot_product_attention` of `illustrated/attention\.py`"),
     (planted(swap_class(MultiHeadAttention, AttnTorchMask)),
      r"test 'padded, masked, eval mode'.*encoder layer 0.*" + HINT
      + r"the mask was used the other way round"),
@@ -233,7 +241,8 @@ MISTAKES = [
                               r"but not in train mode"),
 ]
 IDS = ["split_no_transpose", "merge_no_transpose", "softmax_over_queries", "ffn_no_relu",
-       "sin_then_cos", "no_sqrt_d_model", "no_positions", "no_sqrt_d_k", "inverted_mask",
+       "sin_then_cos", "no_sqrt_d_model", "no_positions", "no_sqrt_d_k", "sqrt_d_model_in_attention",
+       "inverted_mask",
        "enc_no_mask",
        "no_causal", "kv_from_decoder", "pre_norm", "no_residual", "extra_final_norm",
        "no_log_softmax", "src_mask_not_passed", "train_only"]
