@@ -39,7 +39,7 @@ __all__ = [
     "check_softmax",  # chapters 3 and 4
     "check_self_attention",  # chapter 3
     "check_scores",  # chapter 4
-    "check_attention",  # chapter 4
+    "check_attention",  # chapter 6 (it needs the masks)
     "check_split_heads",  # chapter 5
     "check_merge_heads",  # chapter 5
     "check_multi_head_attention",  # chapter 5

@@ -1,6 +1,6 @@
-"""Planted wrong attention shared by the checkers of chapter 3 (self-attention) and
-chapter 4 (scores, attention): the usual mistakes in ``Q Kᵀ / √d_k``, in the softmax that
-follows and in the average after it, each with its hint."""
+"""Planted wrong attention shared by the checkers of chapter 3 (self-attention), chapter 4
+(scores) and chapter 6 (attention with a mask): the usual mistakes in ``Q Kᵀ / √d_k``, in
+the softmax that follows and in the average after it, each with its hint."""
 from __future__ import annotations
 
 import math

@@ -1,5 +1,5 @@
-"""The checkers of chapter 4, Scaled scores: the scores ``Q Kᵀ / √d_k`` and the whole of
-scaled dot-product attention, with masks."""
+"""The checkers of the scores ``Q Kᵀ / √d_k`` (chapter 4, Scaled scores) and of the whole
+of scaled dot-product attention with masks (chapter 6, Masking, once masks are taught)."""
 from __future__ import annotations
 
 import math

@@ -1,5 +1,6 @@
-"""Tests for illustrated.exercises.attention (chapter 4): check_scores and check_attention
-accept correct work in several styles and name the mistake in each planted wrong version."""
+"""Tests for illustrated.exercises.attention (chapters 4 and 6): check_scores and
+check_attention accept correct work in several styles and name the mistake in each
+planted wrong version."""
 import math
 import re
 
