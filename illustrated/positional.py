@@ -39,9 +39,9 @@ def sinusoidal_encoding(
             alternating ``[sin w0, cos w0, sin w1, cos w1, ...]``.
             ``False`` gives the concatenated layout
             ``[sin w0, sin w1, ... | cos w0, cos w1, ...]``: the same
-            columns in another order. Tensor2Tensor's code (and the picture in *The
-            Illustrated Transformer*) concatenates too but is not this
-            table: its frequencies are ``base^(-i / (d_model/2 - 1))``, not
+            columns in another order. Tensor2Tensor's code (and the picture
+            in *The Illustrated Transformer*) concatenates too but is not
+            this table: its frequencies are ``base^(-i / (d_model/2 - 1))``, not
             ``base^(-2i / d_model)`` (chapter 7 measures the difference).
 
     Returns:
