@@ -41,8 +41,9 @@ def sinusoidal_encoding(
             ``[sin w0, sin w1, ... | cos w0, cos w1, ...]``: the same
             columns in another order. Tensor2Tensor's code (and the picture
             in *The Illustrated Transformer*) concatenates too but is not
-            this table: its frequencies are ``base^(-i / (d_model/2 - 1))``,
-            not ``base^(-2i / d_model)`` (chapter 7 measures the difference).
+            this table: its frequencies are
+            ``base^(-i / (d_model/2 - 1))``, not ``base^(-2i / d_model)``
+            (chapter 7 measures the difference).
 
     Returns:
         float32 tensor ``(L, D)`` with values in ``[-1, 1]``.
