@@ -27,7 +27,8 @@ One module per kind of figure; import the functions from here
 ==================  ==============================================================
 module              figures
 ==================  ==============================================================
-``tensors``         ``tensor_cells``, ``matmul_figure``, ``self_attention_table``
+``tensors``         ``tensor_cells``, ``matmul_figure``, ``self_attention_table``,
+                    ``multi_head_figure``
 ``heatmaps``        ``attention_heatmap``, ``attention_heads``
 ``plots``           ``histograms``, ``bar_values``, ``line_plot``
 ``diagrams``        ``black_box``, ``stack_diagram``, ``beam_tree`` (and the names of its ``PARTS``)
@@ -42,7 +43,7 @@ from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERG
                       ENCODER, FEED_FORWARD, INK, KEY, MUTED, OUTPUT, PAPER, POSITIONAL, QUERY,
                       SEQUENTIAL, SERIES, VALUE)
 from .plots import bar_values, histograms, line_plot
-from .tensors import matmul_figure, self_attention_table, tensor_cells
+from .tensors import matmul_figure, multi_head_figure, self_attention_table, tensor_cells
 
 # In the order of the former single module, which the API page follows (bysource).
 __all__ = [
@@ -53,7 +54,7 @@ __all__ = [
     # what stack_diagram can highlight
     "PARTS",
     # tensors
-    "tensor_cells", "matmul_figure", "self_attention_table",
+    "tensor_cells", "matmul_figure", "self_attention_table", "multi_head_figure",
     # heat maps
     "attention_heatmap", "attention_heads",
     # plots

@@ -1,4 +1,5 @@
-"""Tests for illustrated.draw.tensors: tensor_cells, matmul_figure, self_attention_table."""
+"""Tests for illustrated.draw.tensors: tensor_cells, matmul_figure, self_attention_table,
+multi_head_figure."""
 from __future__ import annotations
 
 import matplotlib
@@ -100,3 +101,38 @@ def test_self_attention_table_rejects_mismatched_inputs():
         draw.self_attention_table(words, x, w_q, torch.zeros(4, 2), w_v)
     with pytest.raises(ValueError, match="position must be an int in"):
         draw.self_attention_table(words, x, w_q, w_k, w_v, position=2)
+
+
+# ---------------------------------------------------------------------------- multi_head_figure
+def test_multi_head_figure_splits_concatenates_and_multiplies():
+    q = torch.randn(3, 4, generator=gen(3))  # (L, D)
+    heads = torch.randn(2, 3, 2, generator=gen(4))  # (H, L, Dk)
+    w_o = torch.randn(4, 4, generator=gen(5))  # (D, D)
+    ax = draw.multi_head_figure(q, heads, w_o).axes[0]
+
+    def shown(gid):
+        return texts(ax, gid)
+
+    def printed(t):
+        return [f"{v:.2f}".replace("-0.00", "0.00") for v in t.flatten().tolist()]
+
+    concat = torch.cat([heads[0], heads[1]], dim=-1)  # (L, D): head 1 on the left
+    assert shown("q2") == printed(q[:, 2:])  # head 2 owns the last Dk columns of Q
+    assert shown("head1") == printed(heads[0])
+    assert shown("concat") == printed(concat)
+    assert shown("out") == printed(concat @ w_o)
+    for label in ("Q (3×4)", "$Q_2$ (3×2)", r"$\mathrm{head}_1$ (3×2)",
+                  r"$\mathrm{Concat}$ (3×4)", "$W^O$ (4×4)", "×", "=", "split"):
+        assert label in texts(ax)
+
+
+def test_multi_head_figure_rejects_shapes_that_do_not_fit():
+    q, heads, w_o = torch.zeros(3, 4), torch.zeros(2, 3, 2), torch.zeros(4, 4)
+    with pytest.raises(ValueError, match=r"q must be \(L, H\*Dk\) = \(3, 6\)"):
+        draw.multi_head_figure(q, torch.zeros(3, 3, 2), w_o)
+    with pytest.raises(ValueError, match=r"w_o must be \(D, D\) = \(4, 4\), got \(4, 3\)"):
+        draw.multi_head_figure(q, heads, torch.zeros(4, 3))
+    with pytest.raises(ValueError, match=r"heads \(H, L, Dk\), got q \(3, 4\) and heads"):
+        draw.multi_head_figure(q, torch.zeros(3, 4), w_o)
+    with pytest.raises(ValueError, match=r"out must be \(L, D\) = \(3, 4\)"):
+        draw.multi_head_figure(q, heads, w_o, out=torch.zeros(4, 3))
