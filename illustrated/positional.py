@@ -35,11 +35,15 @@ def sinusoidal_encoding(
         d_model: width ``D`` of each encoding; must be even (one sin and one cos per
             frequency).
         base: the constant of the paper's formula (10000).
-        interleave: ``True`` gives the paper's layout, sin and cos alternating
-            ``[sin w0, cos w0, sin w1, cos w1, ...]``. ``False`` gives the concatenated
-            layout ``[sin w0, sin w1, ... | cos w0, cos w1, ...]`` of the Tensor2Tensor code
-            and of the picture in *The Illustrated Transformer*; it holds the same columns
-            in a different order.
+        interleave: ``True`` gives the paper's layout, sin and cos
+            alternating ``[sin w0, cos w0, sin w1, cos w1, ...]``.
+            ``False`` gives the concatenated layout
+            ``[sin w0, sin w1, ... | cos w0, cos w1, ...]``: the same
+            columns in another order. Tensor2Tensor's code (and the picture
+            in *The Illustrated Transformer*) concatenates too but is not
+            this table: its frequencies are
+            ``base^(-i / (d_model/2 - 1))``, not ``base^(-2i / d_model)``
+            (chapter 7 measures the difference).
 
     Returns:
         float32 tensor ``(L, D)`` with values in ``[-1, 1]``.

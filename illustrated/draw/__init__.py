@@ -27,8 +27,8 @@ One module per kind of figure; import the functions from here
 ==================  ==============================================================
 module              figures
 ==================  ==============================================================
-``tensors``         ``tensor_cells``, ``matmul_figure``, ``self_attention_table``,
-                    ``add_norm_figure``
+``tensors``         ``tensor_cells``, ``matmul_figure``, ``self_attention_table``
+``blocks``          ``multi_head_figure``, ``add_norm_figure``
 ``heatmaps``        ``attention_heatmap``, ``attention_heads``
 ``plots``           ``histograms``, ``bar_values``, ``line_plot``
 ``diagrams``        ``black_box``, ``stack_diagram``, ``beam_tree`` (and the names of its ``PARTS``)
@@ -36,6 +36,7 @@ module              figures
 ``palette``         the colour constants
 ==================  ==============================================================
 """
+from .blocks import add_norm_figure, multi_head_figure
 from .diagrams import PARTS, beam_tree, black_box, stack_diagram
 from .encodings import encoding_heatmap, encoding_waves
 from .heatmaps import attention_heads, attention_heatmap
@@ -43,7 +44,7 @@ from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERG
                       ENCODER, FEED_FORWARD, INK, KEY, MUTED, OUTPUT, PAPER, POSITIONAL, QUERY,
                       SEQUENTIAL, SERIES, VALUE)
 from .plots import bar_values, histograms, line_plot
-from .tensors import add_norm_figure, matmul_figure, self_attention_table, tensor_cells
+from .tensors import matmul_figure, self_attention_table, tensor_cells
 
 # In the order of the former single module, which the API page follows (bysource).
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "PARTS",
     # tensors
     "tensor_cells", "matmul_figure", "self_attention_table", "add_norm_figure",
+    "multi_head_figure",
     # heat maps
     "attention_heatmap", "attention_heads",
     # plots

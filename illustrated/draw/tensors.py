@@ -8,7 +8,6 @@ import math
 import matplotlib
 import numpy as np
 import torch
-import torch.nn.functional as F
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
@@ -287,60 +286,3 @@ def _draw_scalars(ax, numbers, x0, y0, width, probabilities, unit, gid) -> None:
                                edgecolor="none", gid=gid))
         ax.text(x0 + width / 2, y0 + i + 0.5, _fmt("{:.2f}", n), ha="center", va="center",
                 fontsize=size, color=_ink_on(face), gid=gid)
-
-
-@_editions
-def add_norm_figure(x, sublayer_out, row_labels=None, title=None) -> Figure:
-    """Draw Add & Norm (chapter 8) on real numbers: ``x``, the sub-layer's output, their
-    sum, and the layer norm of each position (row) alone, each grid over its shape.
-
-    The layer norm is drawn with gamma 1 and beta 0, as ``nn.LayerNorm`` starts, so each
-    row of the last grid has mean 0 and standard deviation 1.
-
-    Args:
-        x: ``(L, D)``, one sentence's vectors; sublayer_out: ``(L, D)``, what the
-            sub-layer made of them.
-        row_labels: ``L`` strings, e.g. ``"position 0"``.
-
-    Returns:
-        a Figure with one axes; the grids are ``gid`` ``operand0`` to ``operand3``.
-        Raises ValueError unless both inputs are 2-D of one shape.
-    """
-    x, sub = _as_tensor(x, "x"), _as_tensor(sublayer_out, "sublayer_out")
-    if x.dim() != 2 or x.shape != sub.shape:
-        raise ValueError(f"x and sublayer_out must both be (L, D), got x "
-                         f"{tuple(x.shape)} and sublayer_out {tuple(sub.shape)}")
-    total = x.double() + sub.double()  # (L, D)
-    grids = (x, sub, total, F.layer_norm(total, total.shape[-1:]))  # each (L, D)
-    L, D = x.shape
-    names = ("$x$", tr("sub-layer($x$)"), tr("$x$ + sub-layer($x$)"),
-             tr("layer norm\nof each row"))
-    rows = _labels(_check_labels(row_labels, L, "row_labels", "rows"))
-    (title,) = _words(title)
-    gap = 1.4  # room for the sign between two grids
-    width, height = 4 * D + 3 * gap, L + 1.5  # + room for the names and shapes
-    unit = min(_CELL_IN, 8.5 / width, 5.5 / height)
-    fig, ax = _new_axes((width * unit + 0.6 + 0.1 * max(map(len, rows or [""])),
-                         height * unit + 0.4 + 0.35 * bool(title)))
-    for k, (t, name, sign) in enumerate(zip(grids, names, ("+", "=", "→", ""))):
-        x0 = k * (D + gap)
-        texts = [f"{v:.2f}" for v in t.flatten().tolist()]
-        _draw_cells(ax, t.double().numpy(), x0, 0.0, cmap=DIVERGING,
-                    norm=_norm(t, None, None), fmt="{:.2f}",
-                    fontsize=_value_fontsize(unit, texts), gid=f"operand{k}")
-        ax.text(x0 + D / 2, L + 0.25, f"{name}\n({L}×{D})", ha="center", va="top",
-                fontsize=10, color=INK, linespacing=1.2)
-        ax.text(x0 + D + gap / 2, L / 2, sign, ha="center", va="center", fontsize=20,
-                color=INK)
-    ax.set(xlim=(0, width), ylim=(height, -0.1), aspect="equal")
-    ax.set_xticks([])
-    ax.set_yticks(np.arange(L) + 0.5, rows or [])
-    _clean(ax)
-    if title:
-        ax.set_title(title, color=INK, fontsize=11)
-    return _finish(fig, alt=_alt(
-        tr("Add & Norm on {L} positions of {D} features: x, the sub-layer's output, "
-           "their sum and the layer norm of each row, each drawn as coloured "
-           "boxes").format(L=L, D=D),
-        title, tr("rows: {labels}").format(labels=_listed(rows)) if rows else "",
-        tr("every value printed in its box")))

@@ -105,14 +105,17 @@ _BY_D_MODEL = ("it looks like you divided the scores by √d_model; each head's 
                "dot products of width d_k = d_model / h, so divide by √d_k, "
                "`math.sqrt(q.shape[-1])` after the split.")
 _NO_W_O = ("it looks like you forgot the output projection W^O: after merging the heads "
-           "(B, L, D), multiply by `w_o`.")
-_W_T = ("it looks like you multiplied by the transposed weights (`x @ w.T`, nn.Linear's "
-        "convention); here the projections are `query @ w_q`, as in the paper's Q W^Q.")
-_HEAD_ROWS = ("it looks like each head took rows of the weights, `w_q[sl].T`: head i owns "
-              "the columns `w_q[:, sl]` (sl = i*Dk to (i+1)*Dk), so its queries are "
-              "`query @ w_q[:, sl]`, and the same for `w_k` and `w_v`.")
-_W_O_T = ("it looks like you multiplied by `w_o.T`: the output projection is used as the "
-          "others, `concat @ w_o`, as in the paper's Concat(head_1, ..., head_h) W^O.")
+           "(B, L, D), multiply by `w_o.T`.")
+_PAPER_LAYOUT = ("it looks like you multiplied by the weights as they come, `query @ w_q`, "
+                 "the paper's Q W^Q; here they are in nn.Linear's (out, in) layout, like "
+                 "the chapter's `w_q.weight`: project with `query @ w_q.T`, and finish with "
+                 "`concat @ w_o.T`.")
+_HEAD_COLUMNS = ("it looks like each head took columns of the weights, `w_q[:, sl]`: in "
+                 "nn.Linear's (out, in) layout head i owns the rows `w_q[sl]` "
+                 "(sl = i*Dk to (i+1)*Dk), so its queries are `query @ w_q[sl].T`, and the "
+                 "same for `w_k` and `w_v`.")
+_W_O_PLAIN = ("it looks like you multiplied by `w_o` as it comes: the output projection "
+              "is used as the others, `concat @ w_o.T`, what `nn.Linear` computes.")
 _OVER_HEADS = ("it looks like you took the softmax over the heads (dim=1 of the scores "
                "(B, H, L, S)): each query's weights over the keys must sum to 1, in every "
                "head: `softmax(dim=-1)`.")
@@ -127,24 +130,25 @@ _NO_HEAD_AXIS = ("it looks like you gave the mask no head axis: a (B, L, S) mask
 
 
 def _mha_reference(query, key, value, w_q, w_k, w_v, w_o, mask=None, *, h):
-    """The package's MultiHeadAttention holding the plain matrices (Linear stores Wᵀ)."""
+    """The package's MultiHeadAttention holding the four matrices as its weights."""
     m = MultiHeadAttention(query.shape[-1], h, bias=False).to(query.dtype)
     with torch.no_grad():
         for lin, w in zip((m.w_q, m.w_k, m.w_v, m.w_o), (w_q, w_k, w_v, w_o)):
-            lin.weight.copy_(w.T)
+            lin.weight.copy_(w)
         return m(query, key, value, mask)  # (B, L, D)
 
 
 def _planted(inputs: dict, h: int, *, split=_split_reference, merge=_merge_reference,
-             scores=None, finish=None, mask_of=None, w_o=True, wt=""):
+             scores=None, finish=None, mask_of=None, w_o=True, plain=""):
     """Multi-head attention with one step done wrong; every step is the reference's unless
     replaced: ``scores(q, k)`` per head, ``finish(scores, v, mask)`` -> (B, H, L, Dk);
-    the weights named in ``wt`` ("q", "k", "v", "o") are used transposed."""
+    the weights named in ``plain`` ("q", "k", "v", "o") are used as ``x @ w``, not
+    ``x @ w.T``."""
     query, key, value, wq, wk, wv, wo = (inputs[n] for n in
                                          ("query", "key", "value", "w_q", "w_k", "w_v", "w_o"))
     mask = inputs.get("mask")
     def proj(x, w, name):  # (B, n, D)
-        return x @ w.T if name in wt else x @ w
+        return x @ w if name in plain else x @ w.T
 
     q, k, v = (split(proj(x, w, n), h)
                for x, w, n in ((query, wq, "q"), (key, wk, "k"), (value, wv, "v")))
@@ -184,14 +188,14 @@ def _mha_mistakes(case: _Case) -> list:
              (_MHA_INTERLEAVED, plant(split=split_last, merge=merge_last)),
              (_MHA_INTERLEAVED, plant(merge=merge_last)),
              (_NO_W_O, plant(w_o=False)),
-             (_W_T, plant(wt="qkvo")),
-             (_HEAD_ROWS, plant(wt="qkv")),
-             (_W_O_T, plant(wt="o")),
+             (_PAPER_LAYOUT, plant(plain="qkvo")),
+             (_HEAD_COLUMNS, plant(plain="qkv")),
+             (_W_O_PLAIN, plant(plain="o")),
              (_BY_D_MODEL, plant(scores=lambda q, k: q @ k.transpose(-2, -1) / math.sqrt(D))),
              (_OVER_QUERIES, plant(finish=lambda s, v, m: _attend(s, v, m, dim=-2)[0])),
              (_OVER_HEADS, plant(finish=lambda s, v, m: _attend(s, v, m, dim=1)[0]))]
-    q = _split_reference(x["query"] @ x["w_q"], h)  # (B, H, L, Dk)
-    k = _split_reference(x["key"] @ x["w_k"], h)  # (B, H, S, Dk)
+    q = _split_reference(x["query"] @ x["w_q"].T, h)  # (B, H, L, Dk)
+    k = _split_reference(x["key"] @ x["w_k"].T, h)  # (B, H, S, Dk)
     found += [(hint, plant(scores=lambda q_, k_, s=s: s()))
               for hint, s in _score_mistakes(q, k, unscaled=_UNSCALED_SCORES)]
     if "mask" in x:
@@ -229,8 +233,9 @@ def check_multi_head_attention(fn: Callable) -> None:
     against :class:`illustrated.attention.MultiHeadAttention` (without biases).
 
     ``query`` is ``(B, L, D)``, ``key`` and ``value`` ``(B, S, D)``; the four weights are
-    plain ``(D, D)`` matrices used as in the paper, ``Q = query @ w_q`` (head ``i`` owns
-    columns ``i*Dk`` to ``(i+1)*Dk``) and the output is ``concat @ w_o``; ``h`` divides
+    ``(D, D)`` matrices in ``nn.Linear``'s ``(out, in)`` layout, as the chapter's
+    ``w_q.weight``: ``Q = query @ w_q.T`` (head ``i`` owns rows ``i*Dk`` to
+    ``(i+1)*Dk`` of ``w_q``) and the output is ``concat @ w_o.T``; ``h`` divides
     ``D``; ``mask`` is bool, broadcasting to ``(B, L, S)`` (True = may attend), the same
     for every head. Attend as :func:`illustrated.attention.scaled_dot_product_attention`
     does (you may call it)."""
@@ -257,11 +262,11 @@ def check_multi_head_attention(fn: Callable) -> None:
                         f"check_multi_head_attention(my_mha), got {type(fn).__name__}")
     _run("check_multi_head_attention", call, cases, _mha_reference, _mha_mistakes,
          error_hint="follow the shapes: project (B, L, D), split (B, H, L, Dk), attend "
-                    "(B, H, L, Dk), merge (B, L, D), `@ w_o`; give a (B, L, S) mask a head "
+                    "(B, H, L, Dk), merge (B, L, D), `@ w_o.T`; give a (B, L, S) mask a head "
                     "axis with `mask.unsqueeze(1)`.",
          general_hint="compare each step with `illustrated.attention.MultiHeadAttention` "
-                      "(its `w_q.weight` is `w_q.T`): the projections, the split, the "
-                      "attention per head, the merge, `@ w_o`.",
+                      "(its `w_q.weight` is your `w_q`): the projections, the split, "
+                      "the attention per head, the merge, `@ w_o.T`.",
          success="your multi-head attention matches the package's on {n} tests, "
                  "including L ≠ S, a padding mask, a causal mask and a query with every "
                  "key blocked.",

@@ -77,6 +77,8 @@ FIGURES = {  # name: (make the figure, expected number of axes)
     "tensor_cells": (lambda: draw.tensor_cells(torch.randn(2, 4, generator=gen())), 1),
     "tensor_cells_colorbar": (lambda: draw.tensor_cells(torch.randn(20, 512), colorbar=True), 2),
     "matmul_figure": (lambda: draw.matmul_figure(torch.randn(2, 4), torch.randn(4, 3)), 1),
+    "multi_head_figure": (lambda: draw.multi_head_figure(
+        torch.randn(3, 4), torch.randn(2, 3, 2), torch.randn(4, 4)), 1),
     "self_attention_table": (lambda: draw.self_attention_table(*thinking_machines()), 1),
     "attention_heatmap": (lambda: draw.attention_heatmap(softmax_weights(3, 4)), 1),
     "attention_heads": (lambda: draw.attention_heads(softmax_weights(8, 4, 4), ncols=4), 8),

@@ -32,6 +32,9 @@ FIGURES = {
     "tensor_cells_wide": lambda: draw.tensor_cells(torch.randn(20, 512), colorbar=True),
     "matmul_figure": lambda: draw.matmul_figure(torch.ones(2, 3), torch.ones(3, 2),
                                                 row_labels=CJK[:2]),
+    "multi_head_figure": lambda: draw.multi_head_figure(
+        torch.randn(3, 4), torch.randn(2, 3, 2), torch.randn(4, 4),
+        title="Multi-head attention in one picture"),
     "self_attention_table": lambda: draw.self_attention_table(*thinking_machines()),
     "attention_heatmap": lambda: draw.attention_heatmap(softmax_weights(3, 4), colorbar=True),
     "attention_heads": lambda: draw.attention_heads(softmax_weights(2, 3, 3)),

@@ -100,25 +100,3 @@ def test_self_attention_table_rejects_mismatched_inputs():
         draw.self_attention_table(words, x, w_q, torch.zeros(4, 2), w_v)
     with pytest.raises(ValueError, match="position must be an int in"):
         draw.self_attention_table(words, x, w_q, w_k, w_v, position=2)
-
-
-# ------------------------------------------------------------------------- add_norm_figure
-def test_add_norm_figure_shows_the_sum_and_the_layer_norm_of_each_row():
-    x, sub = torch.randn(3, 4, generator=gen(1)), torch.randn(3, 4, generator=gen(2))
-    fig = draw.add_norm_figure(x, sub, row_labels=[f"position {i}" for i in range(3)])
-    ax = fig.axes[0]
-    total = (x + sub).double()
-    normed = (total - total.mean(-1, keepdim=True)) / torch.sqrt(
-        total.var(-1, unbiased=False, keepdim=True) + 1e-5)  # each row alone
-    assert texts(ax, "operand2") == [f"{v:.2f}" for v in total.flatten().tolist()]
-    assert texts(ax, "operand3") == [f"{v:.2f}" for v in normed.flatten().tolist()]
-    for label in ("$x$\n(3×4)", "sub-layer($x$)\n(3×4)", "+", "=", "→"):
-        assert label in texts(ax)
-    assert "3 positions of 4 features" in fig.alt_text
-
-
-def test_add_norm_figure_rejects_shapes_that_differ():
-    with pytest.raises(ValueError, match=r"got x \(3, 4\) and sublayer_out \(3, 5\)"):
-        draw.add_norm_figure(torch.zeros(3, 4), torch.zeros(3, 5))
-    with pytest.raises(ValueError, match=r"must both be \(L, D\)"):
-        draw.add_norm_figure(torch.zeros(4), torch.zeros(4))

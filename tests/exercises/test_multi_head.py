@@ -98,7 +98,7 @@ def test_check_merge_heads_names_the_mistake(fn, hint):
 
 def mha(query, key, value, w_q, w_k, w_v, w_o, h, mask=None, *, split=split_view,
         merge=merge_reshape, scale=None, dim=-1, mask_of=None, fill=None, before=True,
-        use_w_o=True, proj=lambda x, w: x @ w, zero=True):
+        use_w_o=True, proj=lambda x, w: x @ w.T, zero=True):
     """A learner's multi-head attention written out step by step; each keyword replaces
     one step with a wrong one."""
     q, k, v = (split(proj(x, w), h) for x, w in ((query, w_q), (key, w_k), (value, w_v)))
@@ -121,7 +121,8 @@ def mha_loop(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
     heads = []
     for i in range(h):
         cols = slice(i * d_k, (i + 1) * d_k)
-        q, k, v = query @ w_q[:, cols], key @ w_k[:, cols], value @ w_v[:, cols]
+        q = query @ w_q[cols].T  # head i owns rows i*Dk.. of w_q
+        k, v = key @ w_k[cols].T, value @ w_v[cols].T
         scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
         if mask is not None:
             scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
@@ -129,23 +130,29 @@ def mha_loop(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
         if mask is not None:
             w = w.masked_fill(~mask, 0.0)
         heads.append(w @ v)
-    return torch.cat(heads, dim=-1) @ w_o
+    return torch.cat(heads, dim=-1) @ w_o.T
+
+
+def mha_linear(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
+    """The four matrices as nn.functional.linear's weights, as nn.Linear uses them."""
+    lin = nn.functional.linear
+    return mha(query, key, value, w_q, w_k, w_v, w_o, h, mask, proj=lin)
 
 
 def mha_torch(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
-    """torch's own module, holding the same matrices (it stores Wᵀ; True = blocked)."""
+    """torch's own module, holding the same matrices (True = blocked)."""
     D = query.shape[-1]
     m = nn.MultiheadAttention(D, h, bias=False, batch_first=True).to(query.dtype)
     with torch.no_grad():
-        m.in_proj_weight.copy_(torch.cat([w_q.T, w_k.T, w_v.T]))
-        m.out_proj.weight.copy_(w_o.T)
+        m.in_proj_weight.copy_(torch.cat([w_q, w_k, w_v]))
+        m.out_proj.weight.copy_(w_o)
     blocked = None if mask is None else ~mask.expand(
         query.shape[0], query.shape[1], key.shape[1]).repeat_interleave(h, dim=0)
     out, _ = m(query, key, value, attn_mask=blocked, need_weights=False)
     return out
 
 
-@pytest.mark.parametrize("fn", [mha, mha_loop, mha_torch])
+@pytest.mark.parametrize("fn", [mha, mha_loop, mha_linear, mha_torch])
 def test_check_multi_head_attention_accepts_correct(fn, capsys):
     assert check_multi_head_attention(fn) is None
     assert_one_line(capsys, check_multi_head_attention)
@@ -167,13 +174,14 @@ def merge_last(z):
     return z.permute(0, 2, 3, 1).reshape(z.shape[0], z.shape[2], -1)
 
 
-def mha_head_rows(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
-    """Wrong: head i projects with the rows of each weight, `w[sl].T`, not its columns."""
+def mha_head_columns(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
+    """Wrong: head i projects with the columns of each weight, `w[:, sl]`, not its
+    rows (nn.Linear's layout)."""
     d_k = query.shape[-1] // h
     heads = []
     for i in range(h):
         sl = slice(i * d_k, (i + 1) * d_k)
-        q, k, v = query @ w_q[sl].T, key @ w_k[sl].T, value @ w_v[sl].T
+        q, k, v = query @ w_q[:, sl], key @ w_k[:, sl], value @ w_v[:, sl]
         scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
         if mask is not None:
             scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
@@ -181,12 +189,12 @@ def mha_head_rows(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
         if mask is not None:
             w = w.masked_fill(~mask, 0.0)
         heads.append(w @ v)
-    return torch.cat(heads, dim=-1) @ w_o
+    return torch.cat(heads, dim=-1) @ w_o.T
 
 
-def mha_w_o_t(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
-    """Wrong: the output projection transposed, `concat @ w_o.T`."""
-    return mha(query, key, value, w_q, w_k, w_v, w_o, h, mask, use_w_o=False) @ w_o.T
+def mha_w_o_plain(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
+    """Wrong: the output projection as it comes, `concat @ w_o`."""
+    return mha(query, key, value, w_q, w_k, w_v, w_o, h, mask, use_w_o=False) @ w_o
 
 
 def wrong(**kw):
@@ -204,7 +212,8 @@ MHA_MISTAKES = {
     "both_interleaved": (wrong(split=split_last, merge=merge_last), "your heads take every h-th column"),
     "merge_interleaved": (wrong(merge=merge_last), "your heads take every h-th column"),
     "no_w_o": (wrong(use_w_o=False), "you forgot the output projection W\\^O"),
-    "linear_convention": (wrong(proj=lambda x, w: x @ w.T), "you multiplied by the transposed weights"),
+    "paper_layout": (wrong(proj=lambda x, w: x @ w),
+                     r"you multiplied by the weights as they come, `query @ w_q`"),
     "by_sqrt_d_model": (wrong(scale=lambda d_k, h: math.sqrt(d_k * h)), "you divided the scores by √d_model"),
     "unscaled": (wrong(scale=lambda d_k, h: 1.0), "you forgot to divide the scores"),
     "by_d_k": (wrong(scale=lambda d_k, h: d_k), "you divided by d_k instead of √d_k"),
@@ -212,8 +221,9 @@ MHA_MISTAKES = {
                   "you took the square root of the wrong size"),
     "softmax_over_queries": (wrong(dim=-2), "you took the softmax over the queries"),
     "softmax_over_heads": (wrong(dim=1), r"you took the softmax over the heads \(dim=1"),
-    "head_rows": (mha_head_rows, r"each head took rows of the weights, `w_q\[sl\]\.T`"),
-    "w_o_transposed": (mha_w_o_t, r"you multiplied by `w_o\.T`"),
+    "head_columns": (mha_head_columns,
+                     r"each head took columns of the weights, `w_q\[:, sl\]`"),
+    "w_o_plain": (mha_w_o_plain, r"you multiplied by `w_o` as it comes"),
     "mask_ignored": (wrong(mask_of=lambda m: m[:, None] | True), "you ignored the mask"),
     "mask_inverted": (wrong(mask_of=lambda m: ~m[:, None]), "your mask convention is inverted"),
     "mask_no_head_axis": (wrong(mask_of=lambda m: m), "you gave the mask no head axis"),
