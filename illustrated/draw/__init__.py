@@ -30,12 +30,13 @@ module              figures
 ``tensors``         ``tensor_cells``, ``matmul_figure``, ``self_attention_table``
 ``heatmaps``        ``attention_heatmap``, ``attention_heads``
 ``plots``           ``histograms``, ``bar_values``, ``line_plot``
-``diagrams``        ``black_box``, ``stack_diagram``, ``beam_tree`` (and the names of its ``PARTS``)
+``diagrams``        ``black_box``, ``stack_diagram``, ``beam_tree``, ``position_flow``
+                    (and the names of ``PARTS``)
 ``encodings``       ``encoding_heatmap``, ``encoding_waves``
 ``palette``         the colour constants
 ==================  ==============================================================
 """
-from .diagrams import PARTS, beam_tree, black_box, stack_diagram
+from .diagrams import PARTS, beam_tree, black_box, position_flow, stack_diagram
 from .encodings import encoding_heatmap, encoding_waves
 from .heatmaps import attention_heads, attention_heatmap
 from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERGING, EMBEDDING,
@@ -59,7 +60,7 @@ __all__ = [
     # plots
     "histograms", "bar_values", "line_plot",
     # diagrams
-    "black_box", "stack_diagram", "beam_tree",
+    "black_box", "stack_diagram", "beam_tree", "position_flow",
     # position tables
     "encoding_heatmap", "encoding_waves",
 ]

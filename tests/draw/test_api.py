@@ -90,6 +90,8 @@ FIGURES = {  # name: (make the figure, expected number of axes)
     "stack_diagram_detail": (lambda: draw.stack_diagram(detail=True), 1),
     "black_box": (lambda: draw.black_box(), 1),
     "beam_tree": (lambda: draw.beam_tree(BEAM_LEVELS), 1),
+    "position_flow": (lambda: draw.position_flow(
+        ["je", "suis", "étudiant"], *torch.randn(4, 3, 4, generator=gen())), 1),
 }
 
 
