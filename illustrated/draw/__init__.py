@@ -31,13 +31,14 @@ module              figures
 ``blocks``          ``multi_head_figure``, ``add_norm_figure``
 ``heatmaps``        ``attention_heatmap``, ``attention_heads``
 ``plots``           ``histograms``, ``bar_values``, ``line_plot``
-``diagrams``        ``black_box``, ``stack_diagram``, ``beam_tree`` (and the names of its ``PARTS``)
+``diagrams``        ``black_box``, ``stack_diagram``, ``beam_tree``, ``position_flow``
+                    (and the names of ``PARTS``)
 ``encodings``       ``encoding_heatmap``, ``encoding_waves``
 ``palette``         the colour constants
 ==================  ==============================================================
 """
 from .blocks import add_norm_figure, multi_head_figure
-from .diagrams import PARTS, beam_tree, black_box, stack_diagram
+from .diagrams import PARTS, beam_tree, black_box, position_flow, stack_diagram
 from .encodings import encoding_heatmap, encoding_waves
 from .heatmaps import attention_heads, attention_heatmap
 from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERGING, EMBEDDING,
@@ -62,7 +63,7 @@ __all__ = [
     # plots
     "histograms", "bar_values", "line_plot",
     # diagrams
-    "black_box", "stack_diagram", "beam_tree",
+    "black_box", "stack_diagram", "beam_tree", "position_flow",
     # position tables
     "encoding_heatmap", "encoding_waves",
 ]

@@ -1,16 +1,19 @@
 """Diagrams of the architecture: the black box and the stacks of encoders and decoders
-(chapter 1, The black box), later chapters highlighting their part."""
+(chapter 1, The black box), later chapters highlighting their part; the per-position
+flow of one layer beside a recurrent chain (chapter 1)."""
 from __future__ import annotations
 
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 from matplotlib.path import Path as MplPath
+import torch
 
 from .._checks import check_positive_int
 from ..words import tr
-from ._base import _Figure, _editions, _finish
-from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, ENCODER,
-                      FEED_FORWARD, INK, MUTED, PAPER, POSITIONAL)
+from ._base import (_as_tensor, _check_labels, _draw_cells, _editions, _Figure, _finish,
+                    _norm)
+from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERGING,
+                      ENCODER, FEED_FORWARD, INK, MUTED, PAPER, POSITIONAL)
 
 # Every part stack_diagram can highlight.
 PARTS = (
@@ -337,3 +340,61 @@ def beam_tree(levels, title=None) -> Figure:
     top = rows * dy / 2 + (0.8 if title else 0.2)
     return _diagram(fig, (-0.2, (len(levels) - 1) * dx + w + 0.2, -rows * dy / 2 - 0.2, top),
                     alt, scale=0.7, max_w=10, max_h=9)
+
+
+@_editions
+def position_flow(tokens, inputs, attended, outputs, states) -> Figure:
+    """Alammar's per-position flow (chapter 1): a short sentence's real vectors through
+    one layer, all positions in the same step, beside a recurrent network's chain.
+
+    Args:
+        tokens: the L words; inputs, attended, outputs: the layer's vectors ``(L, d)``
+            before it, after self-attention, after the feed-forward network; states: a
+            recurrent network's hidden states ``(L, d)`` on the same inputs.
+
+    Returns:
+        a Figure with one axes (axis hidden).
+    """
+    names = ("inputs", "attended", "outputs", "states")
+    vectors = [_as_tensor(t, n) for t, n in zip((inputs, attended, outputs, states), names)]
+    x, z, r, h = vectors
+    if x.dim() != 2 or any(v.shape != x.shape for v in vectors):
+        raise ValueError(f"inputs, attended, outputs and states must all be (L, d), got "
+                         f"shapes {', '.join(str(tuple(v.shape)) for v in vectors)}")
+    tokens = _check_labels(tokens, len(x), "tokens", "vectors")
+    (L, d), step, top = x.shape, x.shape[1] + 1.5, 11.0
+    norm = _norm(torch.cat(vectors), None, None)
+    fig, ax = _blank()
+
+    def strip(v, x0, y0):  # one vector, d cells from (x0, y0)
+        _draw_cells(ax, v[None].numpy(), x0, y0, cmap=DIVERGING, norm=norm,
+                    fmt="{:.1f}", fontsize=7)
+
+    rnn_x = L * step + 2.5  # where the recurrent network's panel starts
+    for i, word in enumerate(tokens):
+        for x0, v in ((i * step, z), (rnn_x + i * step, h)):
+            ax.text(x0 + d / 2, -0.5, word, ha="center", va="top", style="italic")
+            strip(x[i], x0, 0)
+            strip(v[i], x0, 4)
+        left, mid = i * step, i * step + d / 2
+        for j in range(L):  # attention: every input reaches every position
+            _arrow(ax, (j * step + d / 2, 1.1), (mid, 3.9), colour=MUTED)
+        _arrow(ax, (mid, 5.1), (mid, 6))
+        _box(ax, left, 6, d, 1, tr("feed-forward"), FEED_FORWARD, fontsize=8)
+        _arrow(ax, (mid, 7), (mid, 7.9))
+        strip(r[i], left, 8)
+        mid = rnn_x + mid  # the recurrent network: x_t and h_{t-1} give h_t
+        _arrow(ax, (mid, 1.1), (mid, 3.9))
+        if i:
+            _arrow(ax, (mid - step + d / 2 + 0.1, 4.5), (mid - d / 2 - 0.1, 4.5))
+        ax.text(mid, 5.4, tr("step {i}").format(i=i + 1), ha="center", fontsize=8)
+    for x0, y, label in ((-0.3, 0.5, "x"), (-0.3, 2.5, tr("self-attention")),
+                         (-0.3, 4.5, "z"), (-0.3, 8.5, "r"), (rnn_x - 0.3, 4.5, "h")):
+        ax.text(x0, y, label, ha="right", va="center", fontsize=8, color=INK)
+    for x0, title in ((0, tr("One layer: every position in the same step")),
+                      (rnn_x, tr("Recurrent network: one position after another"))):
+        ax.text(x0, top - 0.6, title, fontsize=10, fontweight="bold", color=INK)
+    alt = tr("Diagram: the vectors of “{words}” through one Transformer layer, all "
+             "{L} positions in the same step, beside a recurrent network that computes "
+             "its {L} states one after another.").format(words=" ".join(tokens), L=L)
+    return _diagram(fig, (-3.2, rnn_x + L * step, -1.6, top), alt, scale=0.3, max_w=10)

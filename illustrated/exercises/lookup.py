@@ -18,6 +18,10 @@ _TEMP_TIMES = ("it looks like you multiplied by the temperature instead of divid
                "sharper.")
 _TEMP_IGNORED = ("it looks like you ignored the temperature: divide the scores by it before "
                  "the softmax.")
+_TEMP_AFTER = ("it looks like you divided by the temperature after the softmax: it belongs "
+               "to the scores, `softmax(scores / temperature)`. Dividing the weights "
+               "instead leaves them summing to 1/temperature, not 1, and the lookup no "
+               "sharper.")
 _UNIFORM = ("it looks like you averaged the values uniformly: weight each value by how well "
             "its key matches the query, `softmax(keys @ query / temperature)`.")
 _WEIGHTS_ONLY = ("it looks like you returned the weights instead of the answer: combine the "
@@ -48,6 +52,7 @@ def _soft_lookup_mistakes(case: _Case) -> list:
                     (_NO_SOFTMAX, _equals(lambda: s / t @ values)),
                     (_TEMP_TIMES, _equals(lambda: (s * t).softmax(-1) @ values)),
                     (_TEMP_IGNORED, _equals(lambda: s.softmax(-1) @ values)),
+                    (_TEMP_AFTER, _equals(lambda: s.softmax(-1) / t @ values)),
                     (_UNIFORM, _equals(lambda: values.mean(0))),
                     (_WEIGHTS_ONLY, _equals(lambda: (s / t).softmax(-1))),
                     (_BY_N.format(n=len(keys)),

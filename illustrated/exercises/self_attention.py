@@ -29,6 +29,10 @@ _SWAP_QK = ("it looks like you swapped W_q and W_k: queries are `x @ w_q` and ke
             "swapping them transposes the scores.")
 _SQRT_D = ("it looks like you divided by √D (d_model) instead of √d_k: d_k is the width of "
            "the projected queries and keys, `w_q.shape[1]`.")
+_SUM_KEEPDIM = ("it looks like your softmax divided by `e.sum(dim=-1)` without "
+                "`keepdim=True`: the row sums then broadcast along the wrong axis (column j "
+                "divided by the sum of row j). Keep the axis: `e.sum(dim=-1, keepdim=True)`, "
+                "or use `torch.softmax(scores, dim=-1)`.")
 _RETURNED_WEIGHTS = ("it looks like you returned the attention weights; return "
                      "`z = weights @ v`.")
 
@@ -51,10 +55,22 @@ def _self_attention_mistakes(case: _Case) -> list:
               (_SWAP_QK, _equals(lambda: sdpa(k, q, v)[0])),
               (_RETURNED_WEIGHTS, _equals(lambda: sdpa(q, k, v)[1])),
               (_OVER_QUERIES, _equals(lambda: _attend(scores, v, dim=-2)[0])),
-              (_SQRT_D, _equals(lambda: _attend(by_sqrt_D, v)[0]))]
+              (_SQRT_D, _equals(lambda: _attend(by_sqrt_D, v)[0])),
+              (_SUM_KEEPDIM, _equals(lambda: _no_keepdim(scores.exp()) @ v)),
+              (_SUM_KEEPDIM, _equals(lambda: _no_keepdim(_shifted_exp(scores)) @ v))]
     found += [(h, _equals(lambda s=s: _attend(s(), v)[0]))
               for h, s in _score_mistakes(q, k, unscaled=_UNSCALED_SCORES)]
     return found + [(h, _equals(out)) for h, out in _averaging_mistakes(q, k, v)]
+
+
+def _shifted_exp(scores):
+    return (scores - scores.max(-1, keepdim=True).values).exp()  # (..., L, L)
+
+
+def _no_keepdim(e):
+    """A hand-written softmax whose row sums lost their axis: (..., L, L) / (..., L)
+    divides column j by row j's sum (with a batch, it raises unless B equals L)."""
+    return e / e.sum(-1)  # the mistake
 
 
 def _xw(seed, batch, L, D=6, d_k=3, dtype=torch.float64, scale=1.0) -> dict:

@@ -16,6 +16,10 @@ _WRONG_DIM = ("it looks like you took the softmax over dim {d} instead of the la
               "normalise along `dim=-1`, so that each row sums to 1.")
 _KEEPDIM = ("it looks like you divided by `e.sum(dim=-1)` without `keepdim=True`: the sums then "
             "broadcast along the wrong axis (column j divided by the sum of row j).")
+_MAX_KEEPDIM = ("it looks like you subtracted `x.max(dim=-1).values` without "
+                "`keepdim=True`: the maxima then broadcast along the wrong axis (column j "
+                "shifted by the maximum of row j), which changes the result. Keep the axis: "
+                "`x.max(dim=-1, keepdim=True).values`.")
 _WHOLE = ("it looks like you divided by the sum over the whole tensor; sum over the last "
           "dim only: `e.sum(dim=-1, keepdim=True)`.")
 _NO_EXP = ("it looks like you forgot the exponential: softmax is exp(x_i) / Σ_j exp(x_j), "
@@ -32,7 +36,10 @@ def _softmax_mistakes(case: _Case) -> list:
                   (_OVERFLOW, _nonfinite)]
     found += [(_WRONG_DIM.format(d=d), _equals(lambda d=d: x.softmax(d)))
               for d in range(x.dim() - 1)]
+    shifted = (x - x.max(-1, keepdim=True).values).exp()  # each row's maximum -> e^0
     return found + [(_KEEPDIM, _equals(lambda: e / e.sum(-1))),
+                    (_KEEPDIM, _equals(lambda: shifted / shifted.sum(-1))),
+                    (_MAX_KEEPDIM, _equals(lambda: _naive_softmax(x - x.max(-1).values))),
                     (_WHOLE, _equals(lambda: e / e.sum())),
                     (_NO_EXP, _equals(lambda: x / x.sum(-1, keepdim=True))),
                     (_NO_NORM, _equals(lambda: e))]

@@ -94,6 +94,8 @@ FIGURES = {  # name: (make the figure, expected number of axes)
     "beam_tree": (lambda: draw.beam_tree(BEAM_LEVELS), 1),
     "add_norm_figure": (lambda: draw.add_norm_figure(torch.randn(3, 4),
                                                      torch.randn(3, 4)), 1),
+    "position_flow": (lambda: draw.position_flow(
+        ["je", "suis", "étudiant"], *torch.randn(4, 3, 4, generator=gen())), 1),
 }
 
 

@@ -1,7 +1,9 @@
-"""Tests for illustrated.draw.diagrams: black_box, stack_diagram, beam_tree."""
+"""Tests for illustrated.draw.diagrams: black_box, stack_diagram, beam_tree,
+position_flow."""
 from __future__ import annotations
 
 import pytest
+import torch
 from matplotlib.colors import to_rgba
 
 from illustrated import draw
@@ -83,3 +85,33 @@ def test_beam_tree_draws_every_hypothesis_with_its_score():
 def test_beam_tree_rejects_bad_levels(levels, message):
     with pytest.raises(ValueError, match=message):
         draw.beam_tree(levels)
+
+
+def flow_vectors(L=3, d=4):
+    """inputs, attended, outputs, states: four (L, d) tensors of distinct values."""
+    return (torch.arange(4 * L * d, dtype=torch.float64).view(4, L, d) - 2 * L * d) / 10
+
+
+def test_position_flow_draws_every_vector_of_both_panels():
+    x, z, r, h = flow_vectors()
+    fig = draw.position_flow(["je", "suis", "étudiant"], x, z, r, h)
+    names = all_texts(fig)
+    for v in (z, r, h):  # each vector once, cell by cell
+        for value in v.flatten().tolist():
+            assert names.count(f"{value:.1f}".replace("-0.0", "0.0")) >= 1
+    assert names.count(f"{x[0, 0].item():.1f}") == 2  # the inputs feed both panels
+    assert names.count("feed-forward") == 3  # one per position, the same network
+    assert [n for n in names if n.startswith("step")] == ["step 1", "step 2", "step 3"]
+    assert names.count("je") == 2 and "3 positions in the same step" in fig.alt_text
+    arrows = [p for p in fig.axes[0].patches if hasattr(p, "get_path")
+              and type(p).__name__ == "FancyArrowPatch"]
+    assert len(arrows) == 3 * 3 + 3 * 2 + 3 + 2  # attention L², FFN in and out, RNN
+
+
+def test_position_flow_rejects_mismatched_shapes_and_labels():
+    x, z, r, h = flow_vectors()
+    with pytest.raises(ValueError, match=r"must all be \(L, d\), got shapes "
+                                         r"\(3, 4\), \(2, 4\), \(3, 4\), \(3, 4\)"):
+        draw.position_flow(["a", "b", "c"], x, z[:2], r, h)
+    with pytest.raises(ValueError, match="tokens has 2 labels but there are 3 vectors"):
+        draw.position_flow(["a", "b"], x, z, r, h)

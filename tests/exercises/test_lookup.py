@@ -37,6 +37,11 @@ MISTAKES = [  # (a wrong soft lookup, the start of its hint)
      HINT + r"you multiplied by the temperature instead of dividing"),
     (lambda q, k, v, temperature=1.0: torch.softmax(k @ q, -1) @ v,
      HINT + r"you ignored the temperature"),
+    (lambda q, k, v, temperature=1.0: torch.softmax(k @ q, -1) / temperature @ v,
+     r"on test 'temperature 0\.5' .*" + HINT + r"you divided by the temperature after the "
+     r"softmax: it belongs to the scores, `softmax\(scores / temperature\)`"),
+    (lambda q, k, v, temperature=1.0: torch.softmax(k @ q, -1) @ v / temperature,
+     HINT + r"you divided by the temperature after the softmax"),
     (lambda q, k, v, temperature=1.0: v.mean(0), HINT + r"you averaged the values uniformly"),
     (lambda q, k, v, temperature=1.0: torch.softmax(k @ q / temperature, -1),
      HINT + r"you returned the weights instead of the answer"),
@@ -56,7 +61,7 @@ MISTAKES = [  # (a wrong soft lookup, the start of its hint)
      r"input `query` in place"),
 ]
 MISTAKE_IDS = ["no_softmax", "no_softmax_with_t", "temperature_times", "temperature_ignored",
-               "uniform", "weights", "by_n", "sum_norm", "overflow", "general", "in_place"]
+               "temperature_after_softmax", "answer_by_temperature", "uniform", "weights", "by_n", "sum_norm", "overflow", "general", "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", MISTAKES, ids=MISTAKE_IDS)

@@ -27,12 +27,23 @@ def test_check_self_attention_accepts_correct(fn, capsys):
     assert_one_line(capsys, check_self_attention)
 
 
-def attend(q, k, v, div=None, dim=-1, naive=False, after_softmax=False, by_L=False):
+def softmax_without_keepdim(scores, shift=True):
+    """A learner's softmax whose row sums lost their axis."""
+    if shift:
+        scores = scores - scores.max(dim=-1, keepdim=True).values
+    e = scores.exp()
+    return e / e.sum(dim=-1)
+
+
+def attend(q, k, v, div=None, dim=-1, naive=False, after_softmax=False, by_L=False,
+           no_keepdim=None):
     """Attention in one of the learner's ways: the defaults are right."""
     sqrt_dk = math.sqrt(q.shape[-1])
     scale = 1.0 if after_softmax else sqrt_dk if div is None else div
     scores = q @ k.transpose(-2, -1) / scale
     weights = softmax_naive(scores) if naive else scores.softmax(dim)
+    if no_keepdim is not None:
+        weights = softmax_without_keepdim(scores, shift=no_keepdim == "shifted")
     if after_softmax:
         weights = weights / sqrt_dk
     return weights @ v / (k.shape[-2] if by_L else 1)
@@ -58,6 +69,11 @@ MISTAKES = [  # (a wrong self-attention, the start of its hint)
     (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wv, div=math.sqrt(x.shape[-2])),
      HINT + r"you took the square root of the wrong size"),
     (projected(dim=-2), HINT + r"you took the softmax over the queries"),
+    (projected(no_keepdim="shifted"),
+     r"on test 'one sentence' .*" + HINT + r"your softmax divided by `e\.sum\(dim=-1\)` "
+     r"without `keepdim=True`"),
+    (projected(no_keepdim="plain"), HINT + r"your softmax divided by `e\.sum\(dim=-1\)` "
+                                           r"without `keepdim=True`"),
     (lambda x, wq, wk, wv: attend(x @ wq, x @ wk, x @ wk),
      HINT + r"you computed the values with W_k, `v = x @ w_k`: the values have their own "
             r"projection, `v = x @ w_v`\.$"),
@@ -73,7 +89,8 @@ MISTAKES = [  # (a wrong self-attention, the start of its hint)
      r"\nHint: your function changed its input `w_q` in place"),
 ]
 MISTAKE_IDS = ["no_projections", "no_projections_unscaled", "swap_kv", "swap_qk", "unscaled",
-               "by_dk", "sqrt_D", "sqrt_L", "softmax_dim", "v_with_wk", "divided_after_softmax",
+               "by_dk", "sqrt_D", "sqrt_L", "softmax_dim",
+               "sum_no_keepdim_shifted", "sum_no_keepdim", "v_with_wk", "divided_after_softmax",
                "divided_by_L", "weights", "overflow", "general",
                "in_place"]
 

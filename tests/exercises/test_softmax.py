@@ -43,11 +43,20 @@ def test_check_softmax_accepts_correct(fn, capsys):
     assert out == "✓ check_softmax: your softmax matches on 6 tests, including large scores.\n"
 
 
+def shifted(x):
+    """exp of x less each row's maximum: the stable numerator, right so far."""
+    return (x - x.max(dim=-1, keepdim=True).values).exp()
+
+
 MISTAKES = [  # (a wrong softmax, the start of its hint)
     (lambda x: torch.softmax(x, dim=0), HINT + r"you took the softmax over dim 0 instead"),
     (lambda x: torch.softmax(x, dim=1), HINT + r"you took the softmax over dim 1 instead"),
     (lambda x: x.exp() / x.exp().sum(-1), HINT + r"you divided by `e\.sum\(dim=-1\)` without "
                                                  r"`keepdim=True`"),
+    (lambda x: shifted(x) / shifted(x).sum(-1), HINT + r"you divided by `e\.sum\(dim=-1\)` "
+                                                     r"without `keepdim=True`"),
+    (lambda x: softmax_naive(x - x.max(-1).values),
+     HINT + r"you subtracted `x\.max\(dim=-1\)\.values` without `keepdim=True`"),
     (lambda x: x.exp() / x.exp().sum(), HINT + r"you divided by the sum over the whole tensor"),
     (lambda x: x / x.sum(-1, keepdim=True), HINT + r"you forgot the exponential"),
     (lambda x: x.exp(), HINT + r"you forgot to divide by the sum"),
@@ -58,7 +67,8 @@ MISTAKES = [  # (a wrong softmax, the start of its hint)
     (softmax_in_place, r"wrote into its input x: 16 of the 16 values of x differ after the "
                        r"call\.\nHint: your function changed its input `x` in place"),
 ]
-MISTAKE_IDS = ["dim0", "dim1_on_3d", "no_keepdim", "whole_sum", "no_exp", "no_norm",
+MISTAKE_IDS = ["dim0", "dim1_on_3d", "no_keepdim", "no_keepdim_shifted",
+               "max_no_keepdim", "whole_sum", "no_exp", "no_norm",
                "overflow", "global_max", "general", "in_place"]
 
 
