@@ -17,6 +17,9 @@ past      it runs past the right edge of the column, in no box of its own that s
 scrolls   it is wider than the column but scrolls sideways in a box of its own (an
           equation, a table): allowed on a phone, not at 1280 px, where the column is
           wide enough for every equation, table and figure of the book
+wraps     a code cell's source drawn on more rows than it has lines, at 1280 px: the
+          column must hold scripts/check_site.py's CODE_LINE characters (1280 px only: on
+          a phone code wraps, _static/code.css)
 truncated a cell of a pandas table ends in "...": pandas cut its text
           (``display.max_colwidth``), so the reader never sees the rest (1280 px only: it
           is the same at every width)
@@ -95,6 +98,18 @@ LAYOUT_JS = r"""
                         .split(/\s+/).join('.') : '') : ''});
     }
   }
+  // Code of a cell that wraps: more rows drawn than lines in its source (scripts/
+  // check_site.py keeps every line within CODE_LINE; the column must hold that many).
+  for (const pre of article.querySelectorAll('div.cell_input pre')) {
+    if (!shown(pre)) continue;
+    const s = getComputedStyle(pre), lines = pre.textContent.replace(/\n$/, '').split('\n');
+    const rows = Math.round((pre.clientHeight - parseFloat(s.paddingTop)
+        - parseFloat(s.paddingBottom)) / parseFloat(s.lineHeight));
+    if (rows > lines.length)
+      found.push({kind: 'code', how: 'wraps', rows, lines: lines.length,
+                  longest: Math.max(...lines.map(l => l.length)),
+                  text: lines.reduce((a, b) => (b.length > a.length ? b : a)).trim().slice(0, 60)});
+  }
   return found;
 }
 """
@@ -102,6 +117,12 @@ LAYOUT_JS = r"""
 WORDS = {"cut": "is cut: its box hides the rest",
          "past": "runs past the right edge of the column",
          "scrolls": "is wider than the column (it scrolls sideways in its own box)"}
+
+
+def _wraps(width: int, item: dict) -> str:
+    return (f"fit: {width} px: code wraps: {item['rows']} rows for {item['lines']} lines, "
+            f"its longest {item['longest']} characters (the column must hold check_site's "
+            f"CODE_LINE): {item['text']!r}")
 
 
 def fit_problems(page: str, width: int, found: list[dict]) -> list[str]:
@@ -112,6 +133,9 @@ def fit_problems(page: str, width: int, found: list[dict]) -> list[str]:
     problems = []
     for item in found:
         how = item.get("how")
+        if how == "wraps":  # at WIDE only: on a phone code wraps, as it should
+            problems += [f"{page}: {_wraps(width, item)}"] if width >= WIDE else []
+            continue
         # Code that scrolls at WIDE is the code-width rule's (check_browser.py).
         if how and (how != "scrolls" or width >= WIDE and item["kind"] != "code"):
             where = f" (by {item['holder']})" if how == "cut" and item.get("holder") else ""

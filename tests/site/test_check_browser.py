@@ -218,7 +218,8 @@ def _layout():
 
 def test_fit_problems_allow_scrolling_on_a_phone_only():
     """What scrolls in its own box fails at 1280 px, not at 390; what is cut or runs past
-    the column fails at both; pandas' "..." once; code that scrolls is code-width's."""
+    the column fails at both; pandas' "..." and code that wraps at 1280 px only; code that
+    scrolls is code-width's."""
     layout = _layout()
     found = [{"kind": "equation", "how": "scrolls", "text": "MultiHead(Q,K,V)", "width": 881,
               "column": 688, "holder": "mjx-container", "truncated": []},
@@ -227,7 +228,9 @@ def test_fit_problems_allow_scrolling_on_a_phone_only():
              {"kind": "figure", "how": "past", "text": "A heat map.", "width": 900,
               "column": 688, "holder": "", "truncated": []},
              {"kind": "code", "how": "scrolls", "text": "x = 1", "width": 900,
-              "column": 688, "holder": "pre", "truncated": []}]
+              "column": 688, "holder": "pre", "truncated": []},
+             {"kind": "code", "how": "wraps", "rows": 3, "lines": 2, "longest": 91,
+              "text": "q = q_in @ w"}]
     wide = layout.fit_problems("p.html", 1280, found)
     assert wide == [
         "p.html: fit: 1280 px: equation is wider than the column (it scrolls sideways in its "
@@ -237,7 +240,9 @@ def test_fit_problems_allow_scrolling_on_a_phone_only():
         "p.html: fit: table cells cut by pandas (display.max_colwidth; 1 end in '...'): "
         "'key_pa...'",
         "p.html: fit: 1280 px: figure runs past the right edge of the column, 900 px in a "
-        "688-px column: 'A heat map.'"]
+        "688-px column: 'A heat map.'",
+        "p.html: fit: 1280 px: code wraps: 3 rows for 2 lines, its longest 91 characters "
+        "(the column must hold check_site's CODE_LINE): 'q = q_in @ w'"]
     phone = layout.fit_problems("p.html", 390, found)
     assert [p.split(": ")[3].split(" ")[0] for p in phone] == ["table", "figure"]
     assert all(": 390 px: " in p for p in phone)
@@ -273,6 +278,8 @@ def test_fit_rule_in_the_browser(tmp_path):
         '<mjx-container><mjx-math>O(n)</mjx-math><mjx-assistive-mml style="position:'
         'absolute;width:300px;display:inline-block">O(n)</mjx-assistive-mml>'
         '</mjx-container></span></td></tr></table>'
+        '<div class="cell_input"><pre style="white-space:pre-wrap;overflow-wrap:anywhere;line-height:20px">'
+        'x = 1\n' + "y" * 120 + '</pre></div>'
         '</article></body></html>', encoding="utf-8")
     server, origin = cb.serve(tmp_path)
     try:
@@ -291,6 +298,7 @@ def test_fit_rule_in_the_browser(tmp_path):
         "equation is wider than the column (it scrolls sideways in its own box)",
         "table is cut: its box hides the rest (by div)",
         "table runs past the right edge of the column",
-        "figure runs past the right edge of the column"], problems
-    # On a phone the formula in its own box may scroll; the rest still fails.
+        "figure runs past the right edge of the column",
+        "code wraps: 3 rows for 2 lines"], problems
+    # On a phone the formula in its own box may scroll and code wraps; the rest still fails.
     assert at[390] == [at[1280][i] for i in (0, 2, 3, 4)], problems
