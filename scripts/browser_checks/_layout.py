@@ -5,7 +5,9 @@ from running it as one): check_page applies it to every page it opens, once at e
 (the same page, its window resized: no second load).
 
 What is looked at, in the article: display equations (MathJax's ``mjx-container``),
-tables, images and figures (``img``, ``svg``, ``canvas``, ``iframe``) and code (``pre``).
+tables, images and figures (``img``, ``svg``, ``canvas``, ``iframe``), code (``pre``),
+headings and text (a long name in a heading ran 139 px past a phone's screen), and the
+page itself (wider than the window: it scrolls sideways).
 For each, LAYOUT_JS says where its content ends and which box holds it:
 
 cut       its content is wider than a box that hides the rest (``overflow: hidden`` or
@@ -31,7 +33,8 @@ WIDE, PHONE = 1280, 390
 
 # What LAYOUT_JS looks at, and the words the messages use for each.
 KINDS = {"mjx-container[display='true']": "equation", "table": "table",
-         "img, svg, canvas, iframe": "figure", "pre": "code"}
+         "img, svg, canvas, iframe": "figure", "pre": "code",
+         "h1, h2, h3, h4, h5, h6": "heading", "p, li, dt, dd": "text"}
 
 LAYOUT_JS = r"""
 (kinds) => {
@@ -63,10 +66,14 @@ LAYOUT_JS = r"""
       // An svg of an equation or a button's icon is its holder's, not a figure.
       if (seen.has(el) || !shown(el) || el.closest('mjx-container, button') !== el
           && el.closest('mjx-container, button')) continue;
+      // Text inside a table, code or an output is its holder's.
+      if (kind === 'text' && el.closest('table, pre, div.cell_output')) continue;
       seen.add(el);
       const r = el.getBoundingClientRect();
       // Where its content ends: its box, or beyond it what it holds (scrollWidth).
       const end = Math.max(r.right, r.left + el.clientLeft + el.clientWidth + over(el));
+      // Text within the column that holds all it has: nothing to look for above it.
+      if ((kind === 'text' || kind === 'heading') && end <= right + 1) continue;
       let how = null, holder = null;
       // The first box, from the element up to the article, that is narrower than what
       // it holds and does not let it show: one that hides it or one that scrolls.
@@ -98,6 +105,14 @@ LAYOUT_JS = r"""
                         .split(/\s+/).join('.') : '') : ''});
     }
   }
+  // Anything else that makes the whole page wider than the window (it scrolls sideways).
+  const page = document.documentElement.scrollWidth - innerWidth;
+  if (page > 1 && !found.some(f => f.how === 'past'))
+    found.push({kind: 'page', how: 'past', width: document.documentElement.scrollWidth,
+                column: innerWidth, truncated: [], holder: '',
+                text: ([...article.querySelectorAll('*')].find(e =>
+                    e.getBoundingClientRect().right > innerWidth + 1) || article)
+                    .textContent.replace(/\s+/g, ' ').trim().slice(0, 60)});
   // Code of a cell that wraps: more rows drawn than lines in its source (scripts/
   // check_site.py keeps every line within CODE_LINE; the column must hold that many).
   for (const pre of article.querySelectorAll('div.cell_input pre')) {

@@ -252,8 +252,10 @@ def test_fit_rule_in_the_browser(tmp_path):
     """A small page with what the rule must find: an equation cut by its box (the theme's
     div.math hides overflow, as chapter 5's was cut at "head_i = Attention("), a table
     cell with an ellipsis, a table and an image running past the column, a formula that
-    scrolls in its own box, and what is fine (a table in the column, and a formula whose
-    hidden copy for screen readers is wider than it, as in chapter 13's table)."""
+    scrolls in its own box, a heading with a long name (chapter 5's "torch.nn.Multihead
+    Attention" ran past a phone's screen), a cell's code that wraps, and what is fine (a
+    table in the column, a paragraph, and a formula whose hidden copy for screen readers
+    is wider than it, as in chapter 13's table)."""
     import pytest
 
     if not Path(cb.CHROMIUM).exists():
@@ -278,6 +280,7 @@ def test_fit_rule_in_the_browser(tmp_path):
         '<mjx-container><mjx-math>O(n)</mjx-math><mjx-assistive-mml style="position:'
         'absolute;width:300px;display:inline-block">O(n)</mjx-assistive-mml>'
         '</mjx-container></span></td></tr></table>'
+        '<h2>5.7. ' + "M" * 60 + '</h2><p>A paragraph that wraps as it should.</p>'
         '<div class="cell_input"><pre style="white-space:pre-wrap;overflow-wrap:anywhere;line-height:20px">'
         'x = 1\n' + "y" * 120 + '</pre></div>'
         '</article></body></html>', encoding="utf-8")
@@ -288,6 +291,12 @@ def test_fit_rule_in_the_browser(tmp_path):
             page = browser.new_page(viewport={"width": 1280, "height": 600})
             page.goto(f"{origin}/index.html", wait_until="load")
             problems = layout.check_fit(page, "index.html")
+            # A page made wider than the window by none of the kinds above.
+            page.set_content('<!DOCTYPE html><body style="margin:0">'
+                             '<article class="bd-article">'
+                             '<div style="position:absolute;left:1500px">far</div>'
+                             '</article></body>')
+            wider = layout.check_fit(page, "wide.html")
             browser.close()
     finally:
         server.shutdown()
@@ -299,6 +308,10 @@ def test_fit_rule_in_the_browser(tmp_path):
         "table is cut: its box hides the rest (by div)",
         "table runs past the right edge of the column",
         "figure runs past the right edge of the column",
+        "heading runs past the right edge of the column",
         "code wraps: 3 rows for 2 lines"], problems
     # On a phone the formula in its own box may scroll and code wraps; the rest still fails.
-    assert at[390] == [at[1280][i] for i in (0, 2, 3, 4)], problems
+    assert at[390] == [at[1280][i] for i in (0, 2, 3, 4, 5)], problems
+    assert [p.split(", ")[0] for p in wider] == [
+        "wide.html: fit: 1280 px: page runs past the right edge of the column",
+        "wide.html: fit: 390 px: page runs past the right edge of the column"], wider
