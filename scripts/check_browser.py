@@ -18,6 +18,8 @@ fit          an equation, a table, a figure or code cut by its box, or running p
              column, at 1280 px and again at a phone's 390 px; at 1280 px also one wider
              than the column that scrolls in its own box; a pandas table whose cells end
              in "..." (scripts/browser_checks/_layout.py)
+contents     the header's button opens the page's contents, at 1280 px and on a phone
+             (scripts/browser_checks/contents.py)
 slant        Chinese text set in italics (an <em> or <i> holding CJK whose computed
              font-style is not normal): Chinese fonts have no italic, the browser shears
              the glyphs; the Chinese edition sets emphasis with 着重号 (editions.py)

@@ -315,3 +315,48 @@ def test_fit_rule_in_the_browser(tmp_path):
     assert [p.split(", ")[0] for p in wider] == [
         "wide.html: fit: 1280 px: page runs past the right edge of the column",
         "wide.html: fit: 390 px: page runs past the right edge of the column"], wider
+
+
+def test_contents_button_opens_the_drawer_with_contents_toggle_js(tmp_path):
+    """The theme binds its drawer to the first .secondary-toggle only (here a hidden one);
+    the visible button opens it through _static/contents-toggle.js. The contents check
+    finds the drawer shut without the script, open with it."""
+    import shutil
+    import sys
+
+    import pytest
+
+    if not Path(cb.CHROMIUM).exists():
+        pytest.skip(f"{cb.CHROMIUM} not found")
+    playwright = pytest.importorskip("playwright.sync_api")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from browser_checks import contents
+
+    shutil.copy(ROOT / "_static" / "contents-toggle.js", tmp_path / "contents-toggle.js")
+
+    def site(with_script: bool) -> list[str]:
+        for name, _ in contents.PAGES:
+            path = tmp_path / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(
+                '<!DOCTYPE html><html><head><link rel="icon" href="data:,">'
+                + ('<script src="/contents-toggle.js"></script>' if with_script else '')
+                + '</head><body><button class="secondary-toggle" style="display:none">'
+                '</button><button class="sidebar-toggle secondary-toggle btn">list</button>'
+                '<dialog id="pst-secondary-sidebar-modal"><nav><a href="#a">a</a></nav>'
+                '</dialog><script>document.querySelector(".secondary-toggle")'
+                '.addEventListener("click", () => document.querySelector("dialog")'
+                '.showModal());</script></body></html>', encoding="utf-8")
+        server, origin = cb.serve(tmp_path)
+        try:
+            with playwright.sync_playwright() as p:
+                browser = cb.launch(p, origin)
+                problems = contents.check(browser.new_context(), origin, tmp_path)
+                browser.close()
+        finally:
+            server.shutdown()
+        return problems
+
+    assert site(with_script=True) == []
+    assert [p.split(": ", 3)[3] for p in site(with_script=False)] == [
+        "the header's contents button opened no contents (no drawer)"] * 2
