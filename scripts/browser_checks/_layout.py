@@ -59,7 +59,7 @@ LAYOUT_JS = r"""
       if (!d.closest('mjx-assistive-mml')) reach = Math.max(reach, d.getBoundingClientRect().right);
     return reach - inner;
   };
-  const found = [];
+  const found = [], reported = [];
   const seen = new Set();
   for (const [selector, kind] of Object.entries(kinds)) {
     for (const el of article.querySelectorAll(selector)) {
@@ -96,6 +96,10 @@ LAYOUT_JS = r"""
       const truncated = kind === 'table' && el.matches('.dataframe')
           ? [...el.querySelectorAll('td, th')].map(c => c.textContent.trim())
               .filter(t => t.endsWith('...')) : [];
+      // What runs past inside something already named (a parameter inside the
+      // signature's block) is named once, by its outermost.
+      if (how && reported.some(o => o.contains(el))) continue;
+      if (how) reported.push(el);
       if (how || truncated.length)
         found.push({kind, how, text: text(el), truncated,
                     width: Math.round(end - r.left), column: Math.round(right - box.left
@@ -140,11 +144,18 @@ def _wraps(width: int, item: dict) -> str:
             f"CODE_LINE): {item['text']!r}")
 
 
-def fit_problems(page: str, width: int, found: list[dict]) -> list[str]:
+def fit_problems(page: str, width: int, found: list[dict], shown: int = 8) -> list[str]:
     """The ``fit`` rule's messages for what LAYOUT_JS found on ``page`` at ``width`` px:
     everything cut or past the column; what scrolls in its own box only at WIDE (a phone
     may scroll an equation or a table, nothing may be hidden); pandas' truncated cells
-    once, at WIDE."""
+    once, at WIDE. The first ``shown``, then how many more."""
+    problems = _fit_problems(page, width, found)
+    if len(problems) > shown:
+        problems[shown:] = [f"{page}: fit: {width} px: ... and {len(problems) - shown} more"]
+    return problems
+
+
+def _fit_problems(page: str, width: int, found: list[dict]) -> list[str]:
     problems = []
     for item in found:
         how = item.get("how")

@@ -243,6 +243,8 @@ def test_fit_problems_allow_scrolling_on_a_phone_only():
         "688-px column: 'A heat map.'",
         "p.html: fit: 1280 px: code wraps: 3 rows for 2 lines, its longest 91 characters "
         "(the column must hold check_site's CODE_LINE): 'q = q_in @ w'"]
+    many = layout.fit_problems("p.html", 390, [found[2]] * 10)
+    assert len(many) == 9 and many[-1] == "p.html: fit: 390 px: ... and 2 more"
     phone = layout.fit_problems("p.html", 390, found)
     assert [p.split(": ")[3].split(" ")[0] for p in phone] == ["table", "figure"]
     assert all(": 390 px: " in p for p in phone)
