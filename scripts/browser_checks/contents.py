@@ -13,6 +13,7 @@ from __future__ import annotations
 from check_browser import open_page
 
 PAGES = [("chapters/05_multi_head.html", 1280), ("zh/chapters/05_multi_head.html", 390)]
+WAIT_MS = 3000  # for the drawer to open (its transition)
 OPENED_JS = """() => { const d = document.querySelector('#pst-secondary-sidebar-modal');
   return d && d.open ? d.querySelectorAll('nav a[href^="#"]').length : -1; }"""
 
@@ -32,7 +33,7 @@ def check(context, origin, html_dir) -> list[str]:
             continue
         buttons[-1].click()
         try:
-            page.wait_for_function(f"({OPENED_JS})() > 0", timeout=3000)
+            page.wait_for_function(f"({OPENED_JS})() > 0", timeout=WAIT_MS)
         except Exception:  # noqa: BLE001 - a timeout: said below
             pass
         links = page.evaluate(OPENED_JS)
