@@ -265,6 +265,7 @@ def test_fit_rule_in_the_browser(tmp_path):
     playwright = pytest.importorskip("playwright.sync_api")
     layout = _layout()
     wide = '<span style="display:inline-block;width:900px">head_i = Attention(</span>'
+    svg = "%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 width=%2710%27 height=%2710%27/%3E"
     (tmp_path / "index.html").write_text(
         '<!DOCTYPE html><html><head><style>body{margin:0} .bd-article{width:700px;'
         'padding:0 20px} .math{display:flex;overflow:hidden}</style></head><body>'
@@ -274,7 +275,7 @@ def test_fit_rule_in_the_browser(tmp_path):
         '<table><tr><td><div style="width:100px;overflow:hidden;text-overflow:ellipsis;'
         'white-space:nowrap">to_torch_blocked(mask) and more</div></td></tr></table>'
         '<table><tr><td style="white-space:nowrap">' + "w" * 200 + '</td></tr></table>'
-        '<img alt="A heat map." src="data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 width=%2710%27 height=%2710%27/%3E" '
+        f'<img alt="A heat map." src="data:image/svg+xml,{svg}" '
         'style="width:800px;height:10px">'
         '<div style="overflow-x:auto"><mjx-container display="true" style="display:block;'
         f'overflow-x:auto">{wide}</mjx-container></div>'
@@ -283,7 +284,8 @@ def test_fit_rule_in_the_browser(tmp_path):
         'absolute;width:300px;display:inline-block">O(n)</mjx-assistive-mml>'
         '</mjx-container></span></td></tr></table>'
         '<h2>5.7. ' + "M" * 60 + '</h2><p>A paragraph that wraps as it should.</p>'
-        '<div class="cell_input"><pre style="white-space:pre-wrap;overflow-wrap:anywhere;line-height:20px">'
+        '<div class="cell_input"><pre style="white-space:pre-wrap;overflow-wrap:anywhere;'
+        'line-height:20px">'
         'x = 1\n' + "y" * 120 + '</pre></div>'
         '</article></body></html>', encoding="utf-8")
     server, origin = cb.serve(tmp_path)
