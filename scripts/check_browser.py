@@ -14,6 +14,12 @@ link         an internal link to a missing page, or to an anchor that page lacks
 solution     a closed solution whose code or output is visible before it is opened, or
              not visible after a click on it
 code-width   code (a <pre>) wider than its column, so that it scrolls sideways
+fit          an equation, a table, a figure or code cut by its box, or running past the
+             column, at 1280 px and again at a phone's 390 px; at 1280 px also one wider
+             than the column that scrolls in its own box; a pandas table whose cells end
+             in "..." (scripts/browser_checks/_layout.py)
+contents     the header's button opens the page's contents, at 1280 px and on a phone
+             (scripts/browser_checks/contents.py)
 slant        Chinese text set in italics (an <em> or <i> holding CJK whose computed
              font-style is not normal): Chinese fonts have no italic, the browser shears
              the glyphs; the Chinese edition sets emphasis with 着重号 (editions.py)
@@ -380,6 +386,14 @@ def launch(playwright, origin: str | None = None):
                                       env={**os.environ, "FONTCONFIG_FILE": str(fonts)})
 
 
+def check_fit(page, name: str) -> list[str]:
+    """The ``fit`` rule (scripts/browser_checks/_layout.py) at 1280 and 390 px."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from browser_checks._layout import check_fit as fit
+
+    return fit(page, name)
+
+
 def check_page(context, origin: str, name: str, shots: Path, full: bool, seen: dict) -> list[str]:
     """Open page ``name`` in ``context`` and apply the page rules; ``seen[name]`` gets its
     ids and links for the link rule."""
@@ -393,6 +407,7 @@ def check_page(context, origin: str, name: str, shots: Path, full: bool, seen: d
     # The first screen; whole pages on request (they took half a minute more).
     page.screenshot(path=str(target), full_page=full)
     problems = page_problems(name, found) + check_solutions(page, name)
+    problems += check_fit(page, name)  # solutions open: their code is looked at too
     if page.query_selector(".solution"):  # their text, now shown: drawn?
         problems += [f"{name}: tofu: {t} (in an opened solution)"
                      for t in page.evaluate(TOFU_JS, ".solution")

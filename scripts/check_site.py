@@ -17,12 +17,15 @@ glue-quotes  No glued value reads as a quoted string (‘7’, '44,304'): gluing
 solutions    After a page's "Exercises" heading every code cell sits inside a solution,
              and every solution is a dropdown, so a closed solution hides its code and
              output (the gated form, `{solution-start}` ... `{solution-end}`).
-code-width   No line of a code cell's source is longer than CODE_LINE (100) characters.
-             The column holds COLUMN (75) characters at the browser check's 1280-px window
-             (the theme's 634-px code box, 8.43 px per character of its 14-px monospace);
-             _static/code.css wraps longer lines, and 100, the package's own line
-             length, keeps that to one wrap. Split the line, or put a trailing comment
-             on the line above.
+code-width   No line of a code cell's source is longer than CODE_LINE (100) characters,
+             the package's own line length. The column holds COLUMN (107) characters at
+             the browser check's 1280-px window (a 906-px code box inside its padding,
+             8.43 px per character of the 14-px monospace; _static/layout.css makes the
+             page's contents a drawer below 1600 px, the theme's sidebar left 75), 99 at
+             1200 px, the narrowest window with the wide column: a line within the limit
+             never wraps on a laptop. On a phone every longer line wraps, its indentation
+             kept (_static/code.css). Split the line, or put a trailing comment on the
+             line above.
 edition      Every page links to the same page in the other edition (scripts/editions.py,
              edition_link), and that page exists. A page of the Chinese edition (zh/) says
              lang="zh-CN", and its title, its exercises' and solutions' titles and the
@@ -58,8 +61,8 @@ RAW_RST = re.compile(r"\.\. (?:py:\w+|auto\w+)::|:param \w|:returns?:|:rtype:")
 TABLE_BORDER = re.compile(r"={5,}")
 AUTOMODULE = re.compile(r"^\s*(?:\.\. automodule::|```\{automodule\})\s*(\S+)", re.M)
 EXERCISES = re.compile(r"^(?:[\d.]+\s*)?Exercises$")
-COLUMN = 75  # characters of code in the article's column at a 1280-px window
-CODE_LINE = 100  # the longest source line allowed: at most one wrap (_static/code.css)
+COLUMN = 107  # characters of code in the article's column at a 1280-px window
+CODE_LINE = 100  # the longest source line allowed: no wrap from 1200 px up (layout.css)
 ZH = "zh/"  # the Chinese edition's folder in the site (scripts/build_book.py ZH)
 CJK = re.compile("[\u4e00-\u9fff]")
 ZH_EMPHASIS = "zh-emphasis"  # scripts/editions.py, ChineseEmphasis

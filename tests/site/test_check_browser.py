@@ -205,3 +205,163 @@ def test_the_guard_names_and_blocks_every_request_elsewhere(tmp_path):
     assert requests == [f"index.html: request: to another host: {elsewhere}/s.css",
                         f"index.html: request: to another host: {elsewhere}/x.png"], log
     assert reached == [] and "ERR_PROXY_CONNECTION_FAILED" in " ".join(log)
+
+
+def _layout():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from browser_checks import _layout
+
+    return _layout
+
+
+def test_fit_problems_allow_scrolling_on_a_phone_only():
+    """What scrolls in its own box fails at 1280 px, not at 390; what is cut or runs past
+    the column fails at both; pandas' "..." and code that wraps at 1280 px only; code that
+    scrolls is code-width's."""
+    layout = _layout()
+    found = [{"kind": "equation", "how": "scrolls", "text": "MultiHead(Q,K,V)", "width": 881,
+              "column": 688, "holder": "mjx-container", "truncated": []},
+             {"kind": "table", "how": "cut", "text": "API mask type", "width": 750,
+              "column": 688, "holder": "div.output", "truncated": ["key_pa..."]},
+             {"kind": "figure", "how": "past", "text": "A heat map.", "width": 900,
+              "column": 688, "holder": "", "truncated": []},
+             {"kind": "code", "how": "scrolls", "text": "x = 1", "width": 900,
+              "column": 688, "holder": "pre", "truncated": []},
+             {"kind": "code", "how": "wraps", "rows": 3, "lines": 2, "longest": 91,
+              "text": "q = q_in @ w"}]
+    wide = layout.fit_problems("p.html", 1280, found)
+    assert wide == [
+        "p.html: fit: 1280 px: equation is wider than the column (it scrolls sideways in its "
+        "own box), 881 px in a 688-px column: 'MultiHead(Q,K,V)'",
+        "p.html: fit: 1280 px: table is cut: its box hides the rest (by div.output), 750 px "
+        "in a 688-px column: 'API mask type'",
+        "p.html: fit: table cells cut by pandas (display.max_colwidth; 1 end in '...'): "
+        "'key_pa...'",
+        "p.html: fit: 1280 px: figure runs past the right edge of the column, 900 px in a "
+        "688-px column: 'A heat map.'",
+        "p.html: fit: 1280 px: code wraps: 3 rows for 2 lines, its longest 91 characters "
+        "(the column must hold check_site's CODE_LINE): 'q = q_in @ w'"]
+    many = layout.fit_problems("p.html", 390, [found[2]] * 10)
+    assert len(many) == 9 and many[-1] == "p.html: fit: 390 px: ... and 2 more"
+    phone = layout.fit_problems("p.html", 390, found)
+    assert [p.split(": ")[3].split(" ")[0] for p in phone] == ["table", "figure"]
+    assert all(": 390 px: " in p for p in phone)
+
+
+def test_fit_rule_in_the_browser(tmp_path):
+    """A small page with what the rule must find: an equation cut by its box (the theme's
+    div.math hides overflow, as chapter 5's was cut at "head_i = Attention("), a table
+    cell with an ellipsis, a table and an image running past the column, a formula that
+    scrolls in its own box, a heading with a long name (chapter 5's "torch.nn.Multihead
+    Attention" ran past a phone's screen), a cell's code that wraps, and what is fine (a
+    table in the column, a paragraph, and a formula whose hidden copy for screen readers
+    is wider than it, as in chapter 13's table)."""
+    import pytest
+
+    if not Path(cb.CHROMIUM).exists():
+        pytest.skip(f"{cb.CHROMIUM} not found")
+    playwright = pytest.importorskip("playwright.sync_api")
+    layout = _layout()
+    wide = '<span style="display:inline-block;width:900px">head_i = Attention(</span>'
+    svg = "%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 width=%2710%27 height=%2710%27/%3E"
+    (tmp_path / "index.html").write_text(
+        '<!DOCTYPE html><html><head><style>body{margin:0} .bd-article{width:700px;'
+        'padding:0 20px} .math{display:flex;overflow:hidden}</style></head><body>'
+        '<article class="bd-article">'
+        f'<div class="math" id="cut"><mjx-container display="true">{wide}'
+        '</mjx-container></div>'
+        '<table><tr><td><div style="width:100px;overflow:hidden;text-overflow:ellipsis;'
+        'white-space:nowrap">to_torch_blocked(mask) and more</div></td></tr></table>'
+        '<table><tr><td style="white-space:nowrap">' + "w" * 200 + '</td></tr></table>'
+        f'<img alt="A heat map." src="data:image/svg+xml,{svg}" '
+        'style="width:800px;height:10px">'
+        '<div style="overflow-x:auto"><mjx-container display="true" style="display:block;'
+        f'overflow-x:auto">{wide}</mjx-container></div>'
+        '<table><tr><td>fits <span class="math" style="display:inline-flex">'
+        '<mjx-container><mjx-math>O(n)</mjx-math><mjx-assistive-mml style="position:'
+        'absolute;width:300px;display:inline-block">O(n)</mjx-assistive-mml>'
+        '</mjx-container></span></td></tr></table>'
+        '<h2>5.7. ' + "M" * 60 + '</h2><p>A paragraph that wraps as it should.</p>'
+        '<div class="cell_input"><pre style="white-space:pre-wrap;overflow-wrap:anywhere;'
+        'line-height:20px">'
+        'x = 1\n' + "y" * 120 + '</pre></div>'
+        '</article></body></html>', encoding="utf-8")
+    server, origin = cb.serve(tmp_path)
+    try:
+        with playwright.sync_playwright() as p:
+            browser = cb.launch(p)
+            page = browser.new_page(viewport={"width": 1280, "height": 600})
+            page.goto(f"{origin}/index.html", wait_until="load")
+            problems = layout.check_fit(page, "index.html")
+            # A page made wider than the window by none of the kinds above.
+            page.set_content('<!DOCTYPE html><body style="margin:0">'
+                             '<article class="bd-article">'
+                             '<div style="position:absolute;left:1500px">far</div>'
+                             '</article></body>')
+            wider = layout.check_fit(page, "wide.html")
+            browser.close()
+    finally:
+        server.shutdown()
+    at = {width: [p.split(": ", 3)[3].split(",")[0] for p in problems if f": {width} px: " in p]
+          for width in (1280, 390)}
+    assert at[1280] == [
+        "equation is cut: its box hides the rest (by div.math)",
+        "equation is wider than the column (it scrolls sideways in its own box)",
+        "table is cut: its box hides the rest (by div)",
+        "table runs past the right edge of the column",
+        "figure runs past the right edge of the column",
+        "heading runs past the right edge of the column",
+        "code wraps: 3 rows for 2 lines"], problems
+    # On a phone the formula in its own box may scroll and code wraps; the rest still fails.
+    assert at[390] == [at[1280][i] for i in (0, 2, 3, 4, 5)], problems
+    assert [p.split(", ")[0] for p in wider] == [
+        "wide.html: fit: 1280 px: page runs past the right edge of the column",
+        "wide.html: fit: 390 px: page runs past the right edge of the column"], wider
+
+
+def test_contents_button_opens_the_drawer_with_contents_toggle_js(tmp_path, monkeypatch):
+    """The theme binds its drawer to the first .secondary-toggle only (here a hidden one);
+    the visible button opens it through _static/contents-toggle.js. The contents check
+    finds the drawer shut without the script, open with it."""
+    import shutil
+    import sys
+
+    import pytest
+
+    if not Path(cb.CHROMIUM).exists():
+        pytest.skip(f"{cb.CHROMIUM} not found")
+    playwright = pytest.importorskip("playwright.sync_api")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from browser_checks import contents
+
+    monkeypatch.setattr(contents, "WAIT_MS", 300)  # the shut drawer: no need to wait 3 s
+    for folder, script in (("with", '<script src="/with/contents-toggle.js"></script>'),
+                           ("without", "")):
+        (tmp_path / folder).mkdir()
+        shutil.copy(ROOT / "_static" / "contents-toggle.js", tmp_path / folder)
+        for name, _ in contents.PAGES:
+            path = tmp_path / folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(
+                '<!DOCTYPE html><html><head><link rel="icon" href="data:,">' + script
+                + '</head><body><button class="secondary-toggle" style="display:none">'
+                '</button><button class="sidebar-toggle secondary-toggle btn">list</button>'
+                '<dialog id="pst-secondary-sidebar-modal"><nav><a href="#a">a</a></nav>'
+                '</dialog><script>document.querySelector(".secondary-toggle")'
+                '.addEventListener("click", () => document.querySelector("dialog")'
+                '.showModal());</script></body></html>', encoding="utf-8")
+    server, origin = cb.serve(tmp_path)
+    try:
+        with playwright.sync_playwright() as p:
+            browser = cb.launch(p, origin)
+            context = browser.new_context()
+            found = {folder: contents.check(context, f"{origin}/{folder}", tmp_path / folder)
+                     for folder in ("with", "without")}
+            browser.close()
+    finally:
+        server.shutdown()
+    assert found["with"] == []
+    assert [p.split(": ", 3)[3] for p in found["without"]] == [
+        "the header's contents button opened no contents (no drawer)"] * 2
