@@ -37,6 +37,11 @@ emphasis     On a page of the Chinese edition, every emphasis (<em>) holding a C
 icon         Each edition's index.html, which only forwards the reader to the first page,
              names the book's icon (<link rel="icon">, scripts/site_extras.py): without it
              the browser asks for a /favicon.ico the site lacks, a 404 in the console.
+machine-path No page shows where the book was built: the repository's own absolute path
+             (an API signature's default `path=PosixPath('/home/…/chapters/data/…')`, a
+             constant's value). _config.yml keeps defaults as the source writes them
+             (autodoc_preserve_defaults) and scripts/autodoc_constants.py shows a path
+             constant from the repository's root.
 
 Every offender is printed as `page: rule: detail`, then a summary; the exit code is 1 if
 there is any. Run from the repository's root: the API rule imports `illustrated` from it.
@@ -244,6 +249,16 @@ def check_emphasis(page: str, doc: BeautifulSoup, shown: int = 5) -> list[str]:
     return problems
 
 
+def check_machine_path(page: str, text: str, root: Path = ROOT) -> list[str]:
+    """The ``machine-path`` rule: the page's HTML never holds the repository's absolute path."""
+    where = text.find(str(root))
+    if where < 0:
+        return []
+    context = re.sub(r"<[^>]+>", "", text[max(0, where - 120):where + 60])
+    return [f"{page}: machine-path: the build machine's path {root} is on the page "
+            f"({text.count(str(root))} time(s)): …{context.strip()[-110:]}"]
+
+
 # ---------------------------------------------------------------- main
 def check_redirect_icons(html_dir: Path) -> list[str]:
     """The ``icon`` rule, on both editions' index.html (the redirects html_pages leaves out)."""
@@ -264,7 +279,9 @@ def check_site(html_dir: Path, api_source: str | None = None) -> list[str]:
         return [f"{html_dir}: no HTML pages: build the book first (make book-check)"]
     problems = []
     for page in pages:
-        doc = soup((html_dir / page).read_text(encoding="utf-8"))
+        text = (html_dir / page).read_text(encoding="utf-8")
+        problems += check_machine_path(page, text)
+        doc = soup(text)
         problems += check_glue_quotes(page, doc)
         problems += check_solutions(page, doc)
         problems += check_code_width(page, doc)
@@ -297,7 +314,7 @@ def main() -> int:
               "(rules: see scripts/check_site.py).")
         return 1
     print(f"Site checks (API page, raw rST, glued quotes, closed solutions, code width, editions, "
-          f"Chinese emphasis, icons): {pages} pages (index.html only redirects), 0 problems.")
+          f"Chinese emphasis, icons, machine paths): {pages} pages (index.html only redirects), 0 problems.")
     return 0
 
 

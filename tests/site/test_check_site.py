@@ -346,3 +346,14 @@ def test_a_redirect_page_without_the_icon_is_named(tmp_path):
         redirect + '<link rel="icon" href="_static/favicon.svg" />\n', encoding="utf-8")
     assert [p.split(": ")[:2] for p in check_site.check_redirect_icons(tmp_path)] == [
         ["index.html", "icon"]]
+
+
+def test_a_page_showing_the_build_machines_path_is_named(tmp_path):
+    page = ('<dt class="sig">PROBE = PosixPath(\'' + str(tmp_path)
+            + '/chapters/data/tatoeba/probe.tsv\')</dt>')
+    [problem] = check_site.check_machine_path("appendix/api.html", page, root=tmp_path)
+    assert problem.startswith("appendix/api.html: machine-path: the build machine's path")
+    assert "PROBE = PosixPath(" in problem
+    assert check_site.check_machine_path(
+        "appendix/api.html", "<dt>PROBE = PosixPath('chapters/data/tatoeba/probe.tsv')</dt>",
+        root=tmp_path) == []
