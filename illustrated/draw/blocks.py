@@ -16,6 +16,14 @@ from .palette import DIVERGING, INK, SERIES
 from .tensors import _math
 
 
+def _frame(ax, title) -> None:
+    """No x ticks, no frame, the title if any: how both figures of this module end."""
+    ax.set_xticks([])
+    _clean(ax)
+    if title:
+        ax.set_title(title, color=INK, fontsize=11)
+
+
 @_editions
 def add_norm_figure(x, sublayer_out, row_labels=None, title=None) -> Figure:
     """Draw Add & Norm (chapter 8) on real numbers: ``x``, the sub-layer's output, their
@@ -60,11 +68,8 @@ def add_norm_figure(x, sublayer_out, row_labels=None, title=None) -> Figure:
         ax.text(x0 + D + gap / 2, L / 2, sign, ha="center", va="center", fontsize=20,
                 color=INK)
     ax.set(xlim=(0, width), ylim=(height, -0.1), aspect="equal")
-    ax.set_xticks([])
     ax.set_yticks(np.arange(L) + 0.5, rows or [])
-    _clean(ax)
-    if title:
-        ax.set_title(title, color=INK, fontsize=11)
+    _frame(ax, title)
     return _finish(fig, alt=_alt(
         tr("Add & Norm on {L} positions of {D} features: x, the sub-layer's output, "
            "their sum and the layer norm of each row, each drawn as coloured "
@@ -138,11 +143,8 @@ def multi_head_figure(q, heads, w_o, out=None, show_values=True, title=None) -> 
     x = between(block(w_o, x, mid - D / 2, "W^O", "w_o"), "=", op)
     block(out, x, mid - L / 2, r"$\mathrm{MultiHead}$", "out")
     ax.set(xlim=(-0.1, width + 0.1), ylim=(height, -0.1), aspect="equal")
-    ax.set_xticks([])
     ax.set_yticks([])
-    _clean(ax)
-    if title:
-        ax.set_title(title, color=INK, fontsize=11)
+    _frame(ax, title)
     return _finish(fig, alt=_alt(
         tr("Multi-head attention: Q ({L} × {D}) split into {H} heads of {Dk} columns, each "
            "head's output ({L} × {Dk}), their concatenation ({L} × {D}) times W^O "
