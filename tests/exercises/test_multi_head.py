@@ -116,13 +116,16 @@ def mha(query, key, value, w_q, w_k, w_v, w_o, h, mask=None, *, split=split_view
     return proj(z, w_o) if use_w_o else z
 
 
-def mha_loop(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
+def mha_loop(query, key, value, w_q, w_k, w_v, w_o, h, mask=None,
+             head_weight=lambda w, rows: w[rows].T):
+    """Multi-head attention one head at a time; ``head_weight(w, rows)`` is head i's
+    (D, Dk) projection: nn.Linear's layout gives head i the rows i*Dk.. of ``w``."""
     d_k = query.shape[-1] // h
     heads = []
     for i in range(h):
-        cols = slice(i * d_k, (i + 1) * d_k)
-        q = query @ w_q[cols].T  # head i owns rows i*Dk.. of w_q
-        k, v = key @ w_k[cols].T, value @ w_v[cols].T
+        rows = slice(i * d_k, (i + 1) * d_k)
+        q, k, v = (x @ head_weight(w, rows)
+                   for x, w in ((query, w_q), (key, w_k), (value, w_v)))
         scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
         if mask is not None:
             scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
@@ -177,19 +180,8 @@ def merge_last(z):
 def mha_head_columns(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
     """Wrong: head i projects with the columns of each weight, `w[:, sl]`, not its
     rows (nn.Linear's layout)."""
-    d_k = query.shape[-1] // h
-    heads = []
-    for i in range(h):
-        sl = slice(i * d_k, (i + 1) * d_k)
-        q, k, v = query @ w_q[:, sl], key @ w_k[:, sl], value @ w_v[:, sl]
-        scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
-        if mask is not None:
-            scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
-        w = scores.softmax(-1)
-        if mask is not None:
-            w = w.masked_fill(~mask, 0.0)
-        heads.append(w @ v)
-    return torch.cat(heads, dim=-1) @ w_o.T
+    return mha_loop(query, key, value, w_q, w_k, w_v, w_o, h, mask,
+                    head_weight=lambda w, cols: w[:, cols])
 
 
 def mha_w_o_plain(query, key, value, w_q, w_k, w_v, w_o, h, mask=None):
