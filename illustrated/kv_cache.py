@@ -1,4 +1,4 @@
-"""The key/value cache of incremental decoding (chapter 10; its cost in chapter 14).
+"""The key/value cache of incremental decoding (chapter 10; its cost in chapter 15).
 
 When a model decodes one token at a time, each step's keys and values of the earlier
 positions are the same as the step before computed. :class:`KVCache` keeps those one

@@ -48,7 +48,7 @@ LAYOUT_JS = r"""
       .replace(/\s+/g, ' ').trim().slice(0, 60);
   // How far what ``e`` holds reaches past its inner box, in px. MathJax's hidden copy for
   // screen readers (mjx-assistive-mml) is as wide as the formula but never drawn: it makes
-  // scrollWidth larger than what is seen (every formula of chapter 13's table, by 9 px),
+  // scrollWidth larger than what is seen (every formula of chapter 14's table, by 9 px),
   // so where there is one, what is drawn is measured instead.
   const over = e => {
     if (e.scrollWidth <= e.clientWidth + 1) return 0;

@@ -257,7 +257,7 @@ def test_fit_rule_in_the_browser(tmp_path):
     scrolls in its own box, a heading with a long name (chapter 5's "torch.nn.Multihead
     Attention" ran past a phone's screen), a cell's code that wraps, and what is fine (a
     table in the column, a paragraph, and a formula whose hidden copy for screen readers
-    is wider than it, as in chapter 13's table)."""
+    is wider than it, as in chapter 14's table)."""
     import pytest
 
     if not Path(cb.CHROMIUM).exists():
