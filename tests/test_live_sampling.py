@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -132,27 +129,14 @@ def mismatches(job: dict, expected: dict, got: dict, limit: int = 10) -> list[st
 
 
 @pytest.fixture(scope="module")
-def node():
-    path = shutil.which("node")
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("node is not on the PATH, and CI is set (install Node.js 20)")
-        pytest.skip("node is not on the PATH: the live page's sampling is not tested")
-    return path
-
-
-@pytest.fixture(scope="module")
-def compared(node):
+def compared(answers_of):
+    """The job, Python's answers and the page's (one Node process)."""
     job = make_job()
-    proc = subprocess.run([node, str(RUNNER)], input=json.dumps(job), capture_output=True,
-                          text=True, encoding="utf-8", timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return job, python_answers(job), json.loads(proc.stdout)
+    return job, python_answers(job), answers_of(RUNNER, job)
 
 
 def test_the_page_samples_as_python_does(compared):
-    job, expected, got = compared
-    assert mismatches(job, expected, got) == []
+    assert mismatches(*compared) == []
 
 
 def test_the_runs_try_every_ending(compared):
