@@ -104,11 +104,11 @@ def next_token_probs(scores, temperature=1.0, top_k=0, top_p=1.0):
     softmax ignores a constant shift); temperature: divides the scores
     before the softmax, 0 = greedy (all mass on the argmax, the first of
     equal maxima, as ``torch.argmax``; top_k and top_p then do nothing);
-    top_k: keep the ``k`` most likely tokens (0: all); top_p: keep the
-    fewest most likely tokens whose probabilities sum to ``top_p`` or more
-    (1: all; the most likely token always stays). Both rank tokens by
-    probability, ties by the lower id first, so top-k keeps exactly ``k``.
-    top-p reads the distribution top-k left, renormalised.
+    top_k: keep the ``k`` most likely tokens (0 or k >= V: all); top_p:
+    keep the fewest most likely tokens whose probabilities sum to
+    ``top_p`` or more (1: all; the most likely token always stays). Both
+    rank tokens by probability, ties by the lower id first, so top-k
+    keeps exactly ``k``. top-p reads what top-k left, renormalised.
     Returns: ``(V,)`` float64, summing to 1, zero outside the kept set.
     """
     check_scores(scores)
@@ -120,13 +120,20 @@ def next_token_probs(scores, temperature=1.0, top_k=0, top_p=1.0):
         return probs
     # shift before dividing: a tiny temperature then gives -inf, not NaN
     probs = torch.softmax((s - s.max()) / temperature, dim=0)  # (V,)
+    return _keep_most_likely(probs, top_k, top_p)
+
+
+def _keep_most_likely(probs, top_k, top_p):
+    """Top-k, then top-p on what top-k kept (renormalised), then
+    renormalised again: ``(V,)`` in, ``(V,)`` out."""
+    V = len(probs)
     ranked, order = probs.sort(descending=True, stable=True)  # (V,)
-    n = len(s) if top_k == 0 else min(top_k, len(s))
+    n = V if top_k == 0 else min(top_k, V)
     ranked = ranked[:n] / ranked[:n].sum()  # (n,)
     if top_p < 1:
         cum = ranked.cumsum(0)  # (n,) running sums, in rank order
         n = min(int(torch.searchsorted(cum, top_p)) + 1, n)
-    kept = torch.zeros_like(s)
+    kept = torch.zeros_like(probs)  # (V,)
     kept[order[:n]] = ranked[:n]
     return kept / kept.sum()  # (V,)
 

@@ -49,7 +49,7 @@ function argmax(values) {
   return best;
 }
 
-// illustrated.sampling.next_token_probs: a Float64Array (V), summing to 1.
+// illustrated.sampling.next_token_probs (and _keep_most_likely): a Float64Array (V), summing to 1.
 export function nextTokenProbs(scores, { temperature = 1, topK = 0, topP = 1 } = {}) {
   checkSampling({ temperature, topK, topP });
   const V = scores.length;
