@@ -1,6 +1,7 @@
 """Checkpoint files: written atomically, read back with a check of their format. Used by
 :mod:`illustrated.train` (the toy translator), :mod:`illustrated.trainer` (the resumable
-training state) and :mod:`illustrated.translator` (the real translator).
+training state), :mod:`illustrated.translator` (the real translator) and
+:mod:`illustrated.lm_training` (the decoder-only model).
 """
 from __future__ import annotations
 
@@ -37,3 +38,15 @@ def read_checked(path, fmt: str, what: str, map_location=None) -> dict:
     if not isinstance(blob, dict) or blob.get("format") != fmt:
         raise ValueError(f"{path} is not a {what} (format {fmt})")
     return blob
+
+
+def half_state(model: torch.nn.Module) -> dict:
+    """``model``'s state dict with float weights as float16, on the CPU, for a small
+    shipped file; a matrix shared by several layers stays one tensor in the file."""
+    halves, state = {}, {}
+    for k, v in model.state_dict().items():
+        if v.data_ptr() not in halves:
+            halves[v.data_ptr()] = (v.detach().to("cpu", torch.float16)
+                                    if v.is_floating_point() else v.detach().cpu())
+        state[k] = halves[v.data_ptr()]
+    return state

@@ -61,11 +61,14 @@ def _check_feed_forward(module, x) -> None:
     _check_stream(x, module.d_model, like=module)
 
 
-def _check_encoder_layer(module, x, mask=None) -> None:
+def _check_encoder_layer(module, x, mask=None, cache=None) -> None:
     _check_stream(x, module.d_model, like=module)
+    if cache is not None and not isinstance(cache, KVCache):
+        raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
+    past = 0 if cache is None else len(cache)  # positions the cache holds
     if mask is not None:
         B, L, _ = x.shape
-        check_mask(mask, (B, L, L))
+        check_mask(mask, (B, L, past + L))
 
 
 def _check_decoder_layer(module, x, memory, src_mask=None, tgt_mask=None, cache=None) -> None:
@@ -222,16 +225,23 @@ class EncoderLayer(nn.Module):
         self.sublayer2 = SublayerConnection(d_model, dropout, norm_first)
 
     @checked_at_the_door(_check_encoder_layer)
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
+                cache: KVCache | None = None) -> torch.Tensor:
         """Args:
             x: ``(B, L, D)``.
             mask: optional bool mask broadcasting to ``(B, L, L)``, ``True`` = may attend
-                (usually ``padding_mask(src)``, shape ``(B, 1, L)``).
+                (usually ``padding_mask(src)``, shape ``(B, 1, L)``); under a causal mask
+                the layer is the decoder-only model's (chapter 13).
+            cache: optional :class:`~illustrated.kv_cache.KVCache` of the self-attention
+                for writing one token at a time (the decoder-only model's); with ``P``
+                positions held, ``mask`` broadcasts to ``(B, L, P + L)``.
 
         Returns: ``(B, L, D)``.
         """
         # 1) every position attends to every (unmasked) position of the same sequence
-        x = self.sublayer1(x, lambda y: self.self_attn(y, y, y, mask))  # (B, L, D)
+        x = self.sublayer1(
+            x, lambda y: self.self_attn(y, y, y, mask, cache=cache)
+        )  # (B, L, D)
         # 2) position-wise feed-forward
         return self.sublayer2(x, self.feed_forward)  # (B, L, D)
 

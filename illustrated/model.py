@@ -239,6 +239,27 @@ def _check_forward(model, src, tgt, src_mask=None, tgt_mask=None) -> None:
         check_mask(tgt_mask, (B, T, T), "tgt_mask")
 
 
+@torch.no_grad()
+def init_parameters(model: nn.Module, d_model: int,
+                    generator: torch.Generator | None = None) -> None:
+    """The initial weights of the Transformer (and of the decoder-only model). Xavier/Glorot
+    uniform on every weight matrix of a linear layer, as the Annotated Transformer does:
+    U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) keeps the variance of activations roughly
+    constant from layer to layer. The embedding tables get N(0, 1/d_model) instead (see
+    Embeddings: after the sqrt(d_model) scaling their rows match the positional encoding's).
+    Biases start at 0 and LayerNorms at the identity, so ``generator`` alone decides the
+    initial model."""
+    for name, p in model.named_parameters():
+        if name.endswith("embedding.weight"):
+            p.normal_(0.0, d_model ** -0.5, generator=generator)
+        elif p.dim() > 1:
+            fan_out, fan_in = p.shape
+            a = math.sqrt(6.0 / (fan_in + fan_out))
+            p.uniform_(-a, a, generator=generator)
+        elif name.endswith("bias"):
+            p.zero_()
+
+
 class Transformer(nn.Module):
     """The encoder-decoder Transformer of *Attention Is All You Need*.
 
@@ -268,25 +289,7 @@ class Transformer(nn.Module):
             shared = self.src_embed[0].embedding.weight
             self.tgt_embed[0].embedding.weight = shared
             self.generator.proj.weight = shared
-        self._init_parameters(generator)
-
-    @torch.no_grad()
-    def _init_parameters(self, generator: torch.Generator | None) -> None:
-        # Xavier/Glorot uniform on every weight matrix of a linear layer, as the Annotated
-        # Transformer does: U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) keeps the
-        # variance of activations roughly constant from layer to layer. The embedding
-        # tables get N(0, 1/d_model) instead (see Embeddings: after the sqrt(d_model)
-        # scaling their rows match the positional encoding's). Biases start at 0 and
-        # LayerNorms at the identity, so the generator alone decides the initial model.
-        for name, p in self.named_parameters():
-            if name.endswith("embedding.weight"):
-                p.normal_(0.0, self.config.d_model ** -0.5, generator=generator)
-            elif p.dim() > 1:
-                fan_out, fan_in = p.shape
-                a = math.sqrt(6.0 / (fan_in + fan_out))
-                p.uniform_(-a, a, generator=generator)
-            elif name.endswith("bias"):
-                p.zero_()
+        init_parameters(self, c.d_model, generator)
 
     @checked_at_the_door(_check_encode)
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None) -> torch.Tensor:

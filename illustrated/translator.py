@@ -11,7 +11,7 @@ from pathlib import Path
 
 import torch
 
-from .checkpoint import read_checked, write_atomically
+from .checkpoint import half_state, read_checked, write_atomically
 from .corpus import DATA_DIR, clean
 from .decoding import beam_search_batch, greedy_decode
 from .model import ModelConfig, Transformer
@@ -28,14 +28,8 @@ _END = re.compile(r"[.!?…]$")
 def save_translator(path, model, tokenizer, **extra) -> Path:
     """Write ``model`` (weights as float16) and ``tokenizer`` to ``path`` atomically; any
     ``extra`` entries (history, scores) are stored alongside."""
-    halves, state = {}, {}
-    for k, v in model.state_dict().items():  # a shared matrix stays one tensor in the file
-        if v.data_ptr() not in halves:
-            halves[v.data_ptr()] = (v.detach().to("cpu", torch.float16)
-                                    if v.is_floating_point() else v.detach().cpu())
-        state[k] = halves[v.data_ptr()]
     blob = {"format": FORMAT, "config": dataclasses.asdict(model.config),
-            "tokenizer": tokenizer.tok.to_str(), "state_dict": state, **extra}
+            "tokenizer": tokenizer.tok.to_str(), "state_dict": half_state(model), **extra}
     return write_atomically(blob, path)
 
 

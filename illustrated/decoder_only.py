@@ -1,0 +1,123 @@
+"""The decoder alone: a language model. Introduced in chapter 13, The decoder alone.
+
+Take the translator's decoder and remove what reads the source: the encoder, and in every
+decoder layer the encoder-decoder attention. What is left of a layer is masked
+self-attention and the feed-forward network, the two sub-layers of an
+:class:`~illustrated.layers.EncoderLayer`; what makes it a decoder is the causal mask
+(:func:`~illustrated.masks.subsequent_mask`). Trained to predict each next token of
+plain text, the stack is a language model: GPT's design, at a laptop's size.
+
+The model reuses the package's parts: :class:`~illustrated.layers.Embeddings`,
+:class:`~illustrated.positional.PositionalEncoding`, ``EncoderLayer`` under the causal
+mask, :class:`~illustrated.model.Generator` (its weights tied to the embedding table, as
+GPT-2's and the shipped translator's), and chapter 10's
+:class:`~illustrated.kv_cache.KVCache` for writing one token at a time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from ._checks import check_dropout, check_heads, check_positive_int, checked_at_the_door
+from .kv_cache import KVCache
+from .layers import EncoderLayer, Embeddings, check_tokens
+from .masks import subsequent_mask
+from .model import Generator, init_parameters
+from .positional import PositionalEncoding, check_positions
+
+
+@dataclass(frozen=True)
+class DecoderOnlyConfig:
+    """Sizes of a decoder-only model. The defaults are the shipped model's."""
+
+    vocab: int = 4000  # vocabulary size V (the translator's subword tokenizer)
+    N: int = 2  # number of layers
+    d_model: int = 128  # width of every token vector
+    d_ff: int = 512  # inner width of the feed-forward network
+    h: int = 4  # number of attention heads; d_k = d_model / h = 32
+    dropout: float = 0.1  # on every sub-layer output and on embeddings + PE
+    max_len: int = 64  # longest sequence, prompt and written tokens together
+
+    def __post_init__(self):
+        for name in ("vocab", "N", "d_model", "d_ff", "h", "max_len"):
+            check_positive_int(getattr(self, name), name)
+        check_heads(self.d_model, self.h)
+        if self.d_model % 2 != 0:
+            raise ValueError(f"d_model must be even for the sinusoidal positional "
+                             f"encoding, got d_model={self.d_model}")
+        check_dropout(self.dropout)
+
+
+def _check_forward(model, tokens, cache=None) -> None:
+    check_tokens(tokens, model.config.vocab)
+    if cache is not None:
+        if not (isinstance(cache, list) and len(cache) == len(model.layers)
+                and all(isinstance(c, KVCache) for c in cache)):
+            raise TypeError(f"cache must be a list of {len(model.layers)} KVCache, one "
+                            f"per layer (model.new_cache()), got {type(cache).__name__}")
+        held = cache[0].k
+        if held is not None and held.shape[0] != tokens.shape[0]:
+            raise ValueError(f"tokens has batch size {tokens.shape[0]} but the cache holds "
+                             f"{held.shape[0]} sequences")
+    past = 0 if cache is None else len(cache[0])
+    check_positions(tokens.shape[1], past, model.config.max_len)
+
+
+class DecoderOnly(nn.Module):
+    """A stack of decoder layers without an encoder: a causal language model.
+
+    Args:
+        config: the sizes (see :class:`DecoderOnlyConfig`).
+        generator: optional ``torch.Generator`` for the initial weights.
+    """
+
+    def __init__(self, config: DecoderOnlyConfig,
+                 generator: torch.Generator | None = None):
+        super().__init__()
+        if not isinstance(config, DecoderOnlyConfig):
+            raise TypeError(f"config must be a DecoderOnlyConfig, got "
+                            f"{type(config).__name__}")
+        c = self.config = config
+        self.embed = nn.Sequential(
+            Embeddings(c.vocab, c.d_model),
+            PositionalEncoding(c.d_model, c.dropout, c.max_len))
+        # A decoder layer less its encoder-decoder attention: what
+        # remains is an encoder layer, made a decoder by the causal mask.
+        self.layers = nn.ModuleList(
+            EncoderLayer(c.d_model, c.h, c.d_ff, c.dropout)
+            for _ in range(c.N))
+        self.generator = Generator(c.d_model, c.vocab)
+        # One matrix reads tokens in and writes them out (tied weights).
+        self.generator.proj.weight = self.embed[0].embedding.weight
+        init_parameters(self, c.d_model, generator)
+
+    def new_cache(self) -> list[KVCache]:
+        """An empty key/value cache, one per layer, for :meth:`forward`."""
+        return [KVCache() for _ in self.layers]
+
+    @checked_at_the_door(_check_forward)
+    def forward(self, tokens: torch.Tensor,
+                cache: list[KVCache] | None = None) -> torch.Tensor:
+        """Args:
+            tokens: ids ``(B, T)``; a padded batch pads on the right, so
+                that no real token comes after (and so sees) a pad.
+            cache: optional, from :meth:`new_cache`. With ``P`` positions
+                held, ``tokens`` are the new ones, at ``P..P+T-1``.
+
+        Returns: log-probabilities of the next token ``(B, T, V)``.
+        """
+        T = tokens.shape[1]
+        P = 0 if cache is None else len(cache[0])
+        # 1) token vectors plus the positions P..P+T-1
+        embed, positional = self.embed
+        x = positional(embed(tokens), start=P)  # (B, T, D)
+        # 2) the causal mask: new position P+i sees 0..P+i
+        mask = subsequent_mask(P + T, tokens.device)[:, P:]  # (1, T, P+T)
+        # 3) N layers of masked self-attention and feed-forward
+        for i, layer in enumerate(self.layers):
+            layer_cache = None if cache is None else cache[i]
+            x = layer(x, mask, cache=layer_cache)  # (B, T, D)
+        # 4) every position: a distribution over the next token
+        return self.generator(x)  # (B, T, V)

@@ -1,0 +1,174 @@
+"""Training the decoder-only model on English sentences, and the shipped model's file.
+Introduced in chapter 13, The decoder alone.
+
+The text is the English side of the Tatoeba pairs' training split
+(:func:`~illustrated.corpus.load_split`), each distinct sentence once, tokenised by the
+translator's subword tokenizer as ``<bos> w1 ... wn <eos>``. The task is the one the
+translator's decoder already had, without a source sentence: at every position, predict
+the next token (causal language modelling). Held-out sentences are the English sides of
+the split's development and test pairs, which no training sentence equals.
+
+    python -m illustrated.lm_training [--steps N] [--out PATH]
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch.nn.utils.rnn import pad_sequence
+
+from .batching import token_batches
+from .checkpoint import half_state, read_checked, write_atomically
+from .corpus import DATA_DIR, load_split
+from .decoder_only import DecoderOnly, DecoderOnlyConfig
+from .tokenizer import SubwordTokenizer
+from .train import paper_optimiser
+
+FORMAT = "illustrated-decoder-only-1"
+SHIPPED_LM = DATA_DIR / "writer.pt"
+
+
+@dataclass(frozen=True)
+class LMTrainConfig:
+    """The recipe of the shipped model (``python -m illustrated.lm_training``)."""
+
+    steps: int = 800  # optimiser steps
+    max_tokens: int = 2000  # tokens per batch, padding included
+    warmup: int = 200  # steps of the paper's linear warm-up
+    factor: float = 1.0  # the paper's schedule, times this
+    seed: int = 0  # initial weights and batch order
+    d_model: int = 128  # the model's sizes: DecoderOnlyConfig's fields
+    N: int = 2
+    h: int = 4
+    d_ff: int = 512
+    dropout: float = 0.1
+
+
+def english_sentences(pairs) -> list[str]:
+    """The distinct English sides of ``(french, english)`` pairs, sorted."""
+    return sorted({english for _, english in pairs})
+
+
+def encode_sentences(tokenizer, sentences, max_len: int) -> list[list[int]]:
+    """``[bos, ..., eos]`` ids of each sentence that fits in ``max_len`` tokens."""
+    ids = (tokenizer.encode(s) for s in sentences)
+    return [x for x in ids if len(x) <= max_len]
+
+
+def shift(batch: torch.Tensor):
+    """Inputs and targets of causal language modelling from padded ids
+    ``(B, T)``: the model reads ``<bos> w1 ... wn`` and is scored on
+    ``w1 ... wn <eos>``, each position on the token after it.
+    Returns ``(inputs, targets)``, ``(B, T-1)`` each."""
+    return batch[:, :-1], batch[:, 1:]  # (B, T-1), (B, T-1)
+
+
+def padded(seqs, pad_id: int = 0) -> torch.Tensor:
+    """Sequences of ids as one right-padded ``(B, T)`` tensor."""
+    rows = [torch.tensor(s) for s in seqs]
+    return pad_sequence(rows, batch_first=True, padding_value=pad_id)  # (B, T)
+
+
+def nll_sum(model, batch: torch.Tensor, pad_id: int = 0):
+    """Summed negative log-likelihood of every real target token of a
+    padded batch ``(B, T)``, and how many there were."""
+    inputs, targets = shift(batch)
+    logp = model(inputs)  # (B, T-1, V)
+    nll = F.nll_loss(logp.flatten(0, 1), targets.flatten(),
+                     ignore_index=pad_id, reduction="sum")
+    return nll, int((targets != pad_id).sum())
+
+
+@torch.no_grad()
+def perplexity(model, seqs, max_tokens: int = 4000) -> float:
+    """``exp`` of the mean negative log-likelihood per predicted token
+    (every token after ``<bos>``, ``<eos>`` included) over ``seqs``."""
+    was_training, total, count = model.training, 0.0, 0
+    model.eval()
+    for idx in token_batches([len(s) for s in seqs], max_tokens, pool=len(seqs)):
+        nll, n = nll_sum(model, padded([seqs[i] for i in idx]))
+        total, count = total + nll.item(), count + n
+    model.train(was_training)
+    return math.exp(total / count)
+
+
+def train_lm(cfg: LMTrainConfig, seqs, vocab: int, max_len: int = 64,
+             log=print) -> tuple[DecoderOnly, list[float]]:
+    """Train a :class:`DecoderOnly` on id sequences; returns it (eval mode)
+    and the training loss (nats per token) of every step."""
+    torch.manual_seed(cfg.seed)  # dropout
+    config = DecoderOnlyConfig(vocab=vocab, N=cfg.N, d_model=cfg.d_model,
+                               d_ff=cfg.d_ff, h=cfg.h, dropout=cfg.dropout,
+                               max_len=max_len)
+    model = DecoderOnly(config, torch.Generator().manual_seed(cfg.seed)).train()
+    opt, sched = paper_optimiser(model, cfg)
+    lengths, losses, epoch, start = [len(s) for s in seqs], [], 0, time.time()
+    while len(losses) < cfg.steps:
+        for idx in token_batches(lengths, cfg.max_tokens, cfg.seed, epoch):
+            nll, n = nll_sum(model, padded([seqs[i] for i in idx]))
+            opt.zero_grad()
+            (nll / n).backward()
+            opt.step()
+            sched.step()
+            losses.append(nll.item() / n)
+            if len(losses) % 100 == 0:
+                log(f"step {len(losses)}: loss {losses[-1]:.3f} "
+                    f"({time.time() - start:.0f} s)")
+            if len(losses) == cfg.steps:
+                break
+        epoch += 1
+    return model.eval(), losses
+
+
+def save_lm(path, model: DecoderOnly, tokenizer, **extra):
+    """Write the model (float16 weights) and its tokenizer to ``path``."""
+    blob = {"format": FORMAT, "config": dataclasses.asdict(model.config),
+            "tokenizer": tokenizer.tok.to_str(), "state_dict": half_state(model),
+            **extra}
+    return write_atomically(blob, path)
+
+
+def load_lm(path=SHIPPED_LM):
+    """Returns ``(model, tokenizer, blob)``: the model in float32 and eval
+    mode, its tokenizer, and the saved dictionary (``losses``, ``recipe``,
+    ``perplexity``, ...). A damaged or foreign file raises ``ValueError``."""
+    from tokenizers import Tokenizer
+
+    blob = read_checked(path, FORMAT, "decoder-only model")
+    model = DecoderOnly(DecoderOnlyConfig(**blob["config"]))
+    model.load_state_dict({k: v.float() for k, v in blob["state_dict"].items()})
+    tok = SubwordTokenizer(Tokenizer.from_str(blob["tokenizer"]))
+    return model.eval(), tok, blob
+
+
+def main(argv=None) -> int:
+    from ._cli import Parser, at_least, passive_waits
+    passive_waits()
+    parser = Parser(prog="python -m illustrated.lm_training",
+                    description="Train the decoder-only model on the English "
+                                "sentences of the Tatoeba training split.")
+    parser.add_argument("--steps", type=at_least(1), default=LMTrainConfig.steps)
+    parser.add_argument("--seed", type=at_least(0), default=0)
+    parser.add_argument("--out", default=str(SHIPPED_LM))
+    args = parser.parse_args(argv)
+    cfg = LMTrainConfig(steps=args.steps, seed=args.seed)
+    split, tok = load_split(), SubwordTokenizer.load()
+    train = encode_sentences(tok, english_sentences(split.train), 64)
+    held = encode_sentences(tok, english_sentences(split.dev), 64)
+    start = time.time()
+    model, losses = train_lm(cfg, train, len(tok))
+    seconds = time.time() - start
+    ppl = perplexity(model, held)
+    print(f"{len(train)} sentences, {cfg.steps} steps in {seconds:.0f} s on "
+          f"{torch.get_num_threads()} threads; held-out perplexity {ppl:.2f}")
+    save_lm(args.out, model, tok, losses=losses, recipe=dataclasses.asdict(cfg),
+            perplexity=ppl, seconds=seconds, threads=torch.get_num_threads())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
