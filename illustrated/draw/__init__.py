@@ -28,7 +28,7 @@ One module per kind of figure; import the functions from here
 module              figures
 ==================  ==============================================================
 ``tensors``         ``tensor_cells``, ``matmul_figure``, ``self_attention_table``
-``blocks``          ``multi_head_figure``, ``add_norm_figure``
+``blocks``          ``multi_head_figure``, ``add_norm_figure``, ``decoder_only_figure``
 ``heatmaps``        ``attention_heatmap``, ``attention_heads``
 ``plots``           ``histograms``, ``bar_values``, ``line_plot``
 ``diagrams``        ``black_box``, ``stack_diagram``, ``beam_tree``, ``position_flow``
@@ -37,7 +37,7 @@ module              figures
 ``palette``         the colour constants
 ==================  ==============================================================
 """
-from .blocks import add_norm_figure, multi_head_figure
+from .blocks import add_norm_figure, decoder_only_figure, multi_head_figure
 from .diagrams import PARTS, beam_tree, black_box, position_flow, stack_diagram
 from .encodings import encoding_heatmap, encoding_waves
 from .heatmaps import attention_heads, attention_heatmap
@@ -63,7 +63,7 @@ __all__ = [
     # plots
     "histograms", "bar_values", "line_plot",
     # diagrams
-    "black_box", "stack_diagram", "beam_tree", "position_flow",
+    "black_box", "stack_diagram", "beam_tree", "position_flow", "decoder_only_figure",
     # position tables
     "encoding_heatmap", "encoding_waves",
 ]

@@ -1,6 +1,7 @@
-"""Two blocks of the Transformer drawn on real numbers: multi-head attention split,
-concatenated and mixed by W^O (chapter 5, Multi-head attention), and Add & Norm
-(chapter 8, Residual connections, layer norm, dropout and the feed-forward network)."""
+"""Blocks of the Transformer: multi-head attention split, concatenated and mixed by W^O
+(chapter 5, Multi-head attention) and Add & Norm (chapter 8, Residual connections, layer
+norm, dropout and the feed-forward network), drawn on real numbers; the translator's
+decoder layer beside the decoder-only model's (chapter 13, The decoder alone)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,10 +10,13 @@ import torch.nn.functional as F
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from .._checks import check_positive_int
 from ..words import tr
 from ._base import (_CELL_IN, _alt, _as_tensor, _check_labels, _clean, _draw_cells, _editions,
                     _finish, _labels, _listed, _new_axes, _norm, _value_fontsize, _words)
-from .palette import DIVERGING, INK, SERIES
+from .diagrams import (_DECODER_LAYER, _SUB_H, _SUB_W, _arrow, _blank, _box, _diagram,
+                       _layer, _layer_inputs)
+from .palette import ACCENT, DECODER, DIVERGING, INK, MUTED, PAPER, SERIES
 from .tensors import _math
 
 
@@ -169,3 +173,56 @@ def _multi_head_inputs(q, heads, w_o, out):
     if tuple(out.shape) != (L, H * Dk):
         raise ValueError(f"out must be (L, D) = {(L, H * Dk)}, got {tuple(out.shape)}")
     return q, heads, w_o, out
+
+
+@_editions
+def decoder_only_figure(tokens, predicted, n_layers=2) -> Figure:
+    """The translator's decoder layer beside the decoder-only model's (chapter 13): the
+    same layer less its encoder-decoder attention (crossed out), ``n_layers`` of them
+    under the causal mask, reading ``tokens`` and predicting at every position the
+    token after it (``predicted``, e.g. the model's most probable next pieces).
+
+    Args:
+        tokens: ``T`` strings, the pieces read (``<bos>`` first).
+        predicted: ``T`` strings, what each position predicts.
+        n_layers: ``N``, the number of layers.
+
+    Returns:
+        a Figure with one axes (axis hidden); the two lines crossing out the
+        encoder-decoder attention have ``gid`` ``"removed"``. Raises TypeError unless
+        ``tokens`` is a non-empty list, ValueError unless ``predicted`` is as long.
+    """
+    check_positive_int(n_layers, "n_layers")
+    if isinstance(tokens, str) or not tokens:
+        raise TypeError(f"tokens must be a non-empty list of strings (e.g. ['<bos>', "
+                        f"'The']), got {tokens!r:.60}")
+    tokens = [str(t) for t in tokens]
+    predicted = _check_labels(predicted, len(tokens), "predicted", "tokens")
+    fig, ax = _blank()
+    dec = _layer(ax, 0.0, 2.9, "decoder", DECODER, _DECODER_LAYER, n_layers, None, -1)
+    only = (_DECODER_LAYER[0], _DECODER_LAYER[1]) + _DECODER_LAYER[4:]
+    right = _layer(ax, 6.0, 2.9, "decoder", DECODER, only, n_layers, None, 1)
+    _layer_inputs(ax, dec, -1, None, None, None)
+    _layer_inputs(ax, right, 1, None, " ".join(tokens), tr("the pieces read"))
+    x, y = dec["sub_x"], dec["centres"][2] - _SUB_H / 2  # the cross-attention box
+    ax.plot([x, x + _SUB_W], [y, y + _SUB_H], color=ACCENT, lw=2.5, zorder=5, gid="removed")
+    ax.plot([x, x + _SUB_W], [y + _SUB_H, y], color=ACCENT, lw=2.5, zorder=5, gid="removed")
+    for layer, name, dx, ha in ((dec, tr("the translator's"), 0, "center"),
+                                (right, tr("the decoder alone"), -0.2, "right")):
+        ax.text(layer["cx"] + dx, layer["top"] + 0.35, name, ha=ha, va="center",
+                fontsize=10.5, color=INK, fontweight="bold")
+    top = right["top"] + 0.75
+    _box(ax, right["cx"] - 1.1, top, 2.2, 0.5, tr("Linear + softmax"), PAPER)
+    _arrow(ax, (right["cx"], right["last"]), (right["cx"], top))
+    _arrow(ax, (right["cx"], top + 0.5), (right["cx"], top + 1.0))
+    ax.text(right["cx"], top + 1.25, " ".join(predicted), ha="center", va="center",
+            fontsize=11.5, color=INK, style="italic")
+    ax.text(right["cx"], top + 1.62, tr("the next piece, at every position"), ha="center",
+            va="center", fontsize=8.5, color=MUTED)
+    alt = tr("Two decoder layers side by side. Left, the translator's: masked "
+             "self-attention, encoder-decoder attention (crossed out) and feed-forward, "
+             "each followed by Add & Norm. Right, the decoder-only model's, {n} of them: "
+             "the same layer without the encoder-decoder attention, reading “{tokens}” "
+             "and predicting “{predicted}”.").format(
+        n=n_layers, tokens=" ".join(tokens), predicted=" ".join(predicted))
+    return _diagram(fig, (-1.3, 6.0 + 3.8 + 1.3, -0.1, top + 1.9), alt)

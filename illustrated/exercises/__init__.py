@@ -1,4 +1,4 @@
-"""Auto-checkers for the exercises at the end of chapters 2–11, and of the capstone.
+"""Auto-checkers for the exercises at the end of chapters 2–13, and of the capstone.
 
 Call a checker with *your* function in a notebook cell::
 
@@ -29,6 +29,7 @@ from .loss import check_label_smoothing_loss
 from .masks import check_padding_mask, check_subsequent_mask
 from .multi_head import check_merge_heads, check_multi_head_attention, check_split_heads
 from .positional import check_positional_encoding
+from .sampling import check_top_p
 from .self_attention import check_self_attention
 from .shift import check_shift
 from .softmax import check_softmax
@@ -54,4 +55,5 @@ __all__ = [
     "check_shift",  # chapter 11
     "check_transformer",  # the capstone
     "check_token_batches",  # Real sentences
+    "check_top_p",  # The decoder alone
 ]

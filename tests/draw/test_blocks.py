@@ -64,3 +64,28 @@ def test_multi_head_figure_rejects_shapes_that_do_not_fit():
         draw.multi_head_figure(q, torch.zeros(3, 4), w_o)
     with pytest.raises(ValueError, match=r"out must be \(L, D\) = \(3, 4\)"):
         draw.multi_head_figure(q, heads, w_o, out=torch.zeros(4, 3))
+
+
+# ------------------------------------------------------------------------ decoder_only_figure
+def test_decoder_only_figure_drops_the_cross_attention_and_reads_the_pieces():
+    fig = draw.decoder_only_figure(["<bos>", "The", "cat"], ["The", "cat", "is"], n_layers=3)
+    names = texts(fig.axes[0])
+    # both layers drawn: the translator's with three sub-layers, the decoder-only's with two
+    assert names.count("Masked self-attention") == 2 and names.count("Feed-forward") == 2
+    assert names.count("Encoder-decoder attention") == 1 and names.count("Add & Norm") == 5
+    crossed = [line for line in fig.axes[0].lines if line.get_gid() == "removed"]
+    box = next(t for t in fig.axes[0].texts if t.get_text() == "Encoder-decoder attention")
+    assert len(crossed) == 2 and all(  # the two lines cross the box of the removed sub-layer
+        min(line.get_ydata()) < box.get_position()[1] < max(line.get_ydata())
+        for line in crossed)
+    assert "<bos> The cat" in names and "The cat is" in names and names.count("× 3") == 2
+    assert "reading “<bos> The cat” and predicting “The cat is”" in fig.alt_text
+
+
+def test_decoder_only_figure_rejects_lists_that_do_not_fit():
+    with pytest.raises(ValueError, match="predicted has 1 labels but there are 2 tokens"):
+        draw.decoder_only_figure(["<bos>", "The"], ["The"])
+    with pytest.raises(TypeError, match="tokens must be a non-empty list of strings"):
+        draw.decoder_only_figure("<bos> The", ["The", "cat"])
+    with pytest.raises(ValueError, match="n_layers must be positive"):
+        draw.decoder_only_figure(["<bos>"], ["The"], n_layers=0)

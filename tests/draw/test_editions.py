@@ -49,6 +49,8 @@ FIGURES = {
     "beam_tree": lambda: draw.beam_tree(BEAM),
     "encoding_heatmap": lambda: draw.encoding_heatmap(torch.randn(4, 6)),
     "encoding_waves": lambda: draw.encoding_waves(torch.randn(10, 4), [0, 2]),
+    "decoder_only_figure": lambda: draw.decoder_only_figure(["<bos>", "<eos>"],
+                                                            ["<eos>", "<bos>"]),
     "add_norm_figure": lambda: draw.add_norm_figure(
         torch.randn(3, 4), torch.randn(3, 4), row_labels=["position 0", "position 1",
                                                           "position 2"]),
