@@ -159,14 +159,16 @@ def main(argv=None) -> int:
     split, tok = load_split(), SubwordTokenizer.load()
     train = encode_sentences(tok, english_sentences(split.train), 64)
     held = encode_sentences(tok, english_sentences(split.dev), 64)
-    start = time.time()
+    start, cpu = time.time(), time.process_time()
     model, losses = train_lm(cfg, train, len(tok))
-    seconds = time.time() - start
+    seconds, cpu = time.time() - start, time.process_time() - cpu
     ppl = perplexity(model, held)
-    print(f"{len(train)} sentences, {cfg.steps} steps in {seconds:.0f} s on "
-          f"{torch.get_num_threads()} threads; held-out perplexity {ppl:.2f}")
+    print(f"{len(train)} sentences, {cfg.steps} steps in {seconds:.0f} s "
+          f"({cpu:.0f} CPU-seconds on {torch.get_num_threads()} threads); "
+          f"development perplexity {ppl:.2f}")
     save_lm(args.out, model, tok, losses=losses, recipe=dataclasses.asdict(cfg),
-            perplexity=ppl, seconds=seconds, threads=torch.get_num_threads())
+            perplexity=ppl, seconds=seconds, cpu_seconds=cpu,
+            threads=torch.get_num_threads(), sentences=len(train))
     return 0
 
 
