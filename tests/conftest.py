@@ -1,6 +1,36 @@
 """The tests draw figures and explorers as the book's executions do: with their Chinese
 renderings (``illustrated.words.carried_editions``; a reader's run carries English only,
 which tests/test_words.py checks)."""
+import json
 import os
+import shutil
+import subprocess
+
+import pytest
 
 os.environ.setdefault("ILLUSTRATED_EDITIONS", "en,zh_CN")
+
+
+@pytest.fixture(scope="session")
+def node():
+    """Node.js, which runs the live page's JavaScript for tests/test_live_*.py
+    (tests/js/): a skip where it is missing, a failure on CI."""
+    path = shutil.which("node")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is not on the PATH, and CI is set (install Node.js 20)")
+        pytest.skip("node is not on the PATH: the live page's JavaScript is not tested")
+    return path
+
+
+@pytest.fixture(scope="session")
+def answers_of(node):
+    """``answers_of(runner, job)``: what a tests/js/ runner writes on stdout
+    for ``job`` on stdin, JSON both ways (one Node process)."""
+    def run(runner, job):
+        proc = subprocess.run([node, str(runner)], input=json.dumps(job),
+                              capture_output=True, text=True, encoding="utf-8",
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return json.loads(proc.stdout)
+    return run

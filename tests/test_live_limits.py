@@ -6,9 +6,6 @@ Chromium in scripts/browser_checks/limits.py, which takes its job from here."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import unicodedata
 from pathlib import Path
 
@@ -133,22 +130,9 @@ def _chinese(text: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def node():
-    path = shutil.which("node")
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("node is not on the PATH, and CI is set (install Node.js 20)")
-        pytest.skip("node is not on the PATH: the live page's limits are not tested")
-    return path
-
-
-@pytest.fixture(scope="module")
-def compared(node):
+def compared(answers_of):
     job = make_job()
-    proc = subprocess.run([node, str(RUNNER)], input=json.dumps(job), capture_output=True,
-                          text=True, encoding="utf-8", timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return job, python_answers(job), json.loads(proc.stdout)
+    return job, python_answers(job), answers_of(RUNNER, job)
 
 
 def test_the_page_applies_the_commands_rule(compared):

@@ -1,0 +1,225 @@
+"""Sampling: the next token drawn from the model's distribution.
+
+Greedy decoding always takes the most likely token; a language model that
+writes text draws it instead. :func:`next_token_probs` turns one row of
+scores into the distribution to draw from (temperature, then top-k, then
+top-p), :func:`draw` picks a token from it with one uniform number (the
+inverse of the cumulative distribution), and :func:`generate` repeats the
+two until the model says ``<eos>`` or runs out of room. The uniform numbers
+come from :class:`Mulberry32`, which the live page's JavaScript copy of
+these functions (``_static/live/sampling.mjs``) draws bit for bit, so a
+seed gives the same text in the page as here.
+Introduced in chapter 13, The decoder alone.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ._checks import check_positive_int, check_tensor
+from .decoding import _evaluating
+
+MASK32 = 0xFFFFFFFF  # the low 32 bits: what JavaScript's >>> 0 keeps
+
+
+def _imul(a: int, b: int) -> int:
+    """JavaScript's ``Math.imul``: the low 32 bits of the product."""
+    return (a * b) & MASK32
+
+
+class Mulberry32:
+    """A tiny seeded generator of uniform numbers, bit for bit the
+    well-known JavaScript ``mulberry32`` (Tommy Ettinger's).
+
+    Why not ``torch.Generator``: the live page must draw the very numbers
+    this one draws, and torch's Mersenne Twister with ``multinomial`` has
+    no JavaScript copy. This one is five lines in either language.
+
+    Args:
+        seed: an int in ``[0, 2**32)``.
+    """
+
+    def __init__(self, seed: int):
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"seed must be an int in [0, 2**32), got "
+                            f"{type(seed).__name__} ({seed!r:.40})")
+        if not 0 <= seed <= MASK32:
+            raise ValueError(f"seed must be in [0, 2**32), got {seed}")
+        self.state = seed
+
+    def next_uint32(self) -> int:
+        """The next 32-bit number, each line as JavaScript's ``mulberry32``
+        (``t ^ t >>> 15``: Python's ints need no ``>>>``)."""
+        self.state = (self.state + 0x6D2B79F5) & MASK32
+        t = self.state
+        t = _imul(t ^ (t >> 15), t | 1)
+        t ^= (t + _imul(t ^ (t >> 7), t | 61)) & MASK32
+        return t ^ (t >> 14)
+
+    def random(self) -> float:
+        """A float in ``[0, 1)``: ``k / 2**32``, ``k`` the next uint32."""
+        return self.next_uint32() / 2**32
+
+
+def check_sampling(temperature=1.0, top_k=0, top_p=1.0) -> None:
+    """Raise unless temperature >= 0 (finite), top_k an int >= 0 and
+    top_p in (0, 1]."""
+    for name, value in (("temperature", temperature), ("top_p", top_p)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name} must be a number, got "
+                            f"{type(value).__name__} ({value!r:.40})")
+    if not (temperature >= 0 and math.isfinite(temperature)):
+        raise ValueError("temperature must be a finite number >= 0 (0: "
+                         f"greedy), got temperature={temperature}")
+    if isinstance(top_k, bool) or not isinstance(top_k, int):
+        raise TypeError(f"top_k must be an int >= 0 (0: off), got "
+                        f"{type(top_k).__name__} ({top_k!r:.40})")
+    if top_k < 0:
+        raise ValueError(f"top_k must be >= 0 (0: off), got top_k={top_k}")
+    if not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1] (1: off), "
+                         f"got top_p={top_p}")
+
+
+def check_scores(scores) -> None:
+    """Raise unless ``scores`` is one float row ``(V,)``: no NaN, no +inf,
+    at least one finite value (-inf is a token the model rules out)."""
+    check_tensor(scores, "scores", ndim=1, floating=True)
+    if len(scores) == 0:
+        raise ValueError("scores must hold one value per token, got none")
+    top = float(scores.max())  # NaN if any is NaN: one pass tells all
+    if math.isnan(top):
+        at = scores.isnan().nonzero().flatten().tolist()
+        raise ValueError(f"scores hold NaN at ids {at[:10]}")
+    if math.isinf(top):
+        raise ValueError("scores must be finite or -inf, with one finite "
+                         f"value at least (max came {top})")
+
+
+def next_token_probs(scores, temperature=1.0, top_k=0, top_p=1.0):
+    """The distribution of the next token, float64.
+
+    Args: scores ``(V,)`` logits or log-probabilities (the same result:
+    softmax ignores a constant shift); temperature: divides the scores
+    before the softmax, 0 = greedy (all mass on the argmax, the first of
+    equal maxima, as ``torch.argmax``; top_k and top_p then do nothing);
+    top_k: keep the ``k`` most likely tokens (0 or k >= V: all); top_p:
+    keep the fewest most likely tokens whose probabilities sum to
+    ``top_p`` or more (1: all; the most likely token always stays). Both
+    rank tokens by probability, ties by the lower id first, so top-k
+    keeps exactly ``k``. top-p reads what top-k left, renormalised.
+    Returns: ``(V,)`` float64, summing to 1, zero outside the kept set.
+    """
+    check_scores(scores)
+    check_sampling(temperature, top_k, top_p)
+    s = scores.double()  # (V,)
+    if temperature == 0:
+        probs = torch.zeros_like(s)
+        probs[s.argmax()] = 1.0
+        return probs
+    # shift before dividing: a tiny temperature then gives -inf, not NaN
+    probs = torch.softmax((s - s.max()) / temperature, dim=0)  # (V,)
+    return _keep_most_likely(probs, top_k, top_p)
+
+
+def _keep_most_likely(probs, top_k, top_p):
+    """Top-k, then top-p on what top-k kept (renormalised), then
+    renormalised again: ``(V,)`` in, ``(V,)`` out."""
+    V = len(probs)
+    ranked, order = probs.sort(descending=True, stable=True)  # (V,)
+    n = V if top_k == 0 else min(top_k, V)
+    ranked = ranked[:n] / ranked[:n].sum()  # (n,)
+    if top_p < 1:
+        cum = ranked.cumsum(0)  # (n,) running sums, in rank order
+        n = min(int(torch.searchsorted(cum, top_p)) + 1, n)
+    kept = torch.zeros_like(probs)  # (V,)
+    kept[order[:n]] = ranked[:n]
+    return kept / kept.sum()  # (V,)
+
+
+def draw(probs, u: float) -> int:
+    """The token whose slice of ``[0, 1)`` holds ``u``: the first id whose
+    cumulative probability (in id order) exceeds ``u``. A token of
+    probability 0 owns no slice, so it is never drawn; if rounding leaves
+    the total just under ``u``, the last token with probability > 0.
+    Args: probs ``(V,)``, e.g. from :func:`next_token_probs`; u in [0, 1).
+    """
+    check_tensor(probs, "probs", ndim=1, floating=True)
+    if isinstance(u, bool) or not isinstance(u, float) or not 0 <= u < 1:
+        raise ValueError(f"u must be a float in [0, 1), got {u!r:.40}")
+    cum = probs.cumsum(0)  # (V,)
+    i = int(torch.searchsorted(cum, u, right=True))  # first cum > u
+    return i if i < len(probs) else int(probs.nonzero()[-1])
+
+
+def _check_generate(model, prompt_ids, max_new_tokens, temperature=1.0,
+                    top_k=0, top_p=1.0, seed=0, use_cache=True, eos_id=2,
+                    trace=None):
+    """What generate needs before its first step; the model's own door
+    checks the prompt's ids against its vocabulary on the first call."""
+    if not isinstance(prompt_ids, (list, tuple)) or any(
+            isinstance(i, bool) or not isinstance(i, int)
+            for i in prompt_ids):
+        raise TypeError("prompt_ids must be a list of int ids (e.g. "
+                        f"[bos_id, ...]), got {prompt_ids!r:.80}")
+    if not prompt_ids or min(prompt_ids) < 0:
+        raise ValueError("prompt_ids must hold one id >= 0 at least, got "
+                         f"{prompt_ids!r:.80}")
+    max_len = model.config.max_len
+    if len(prompt_ids) >= max_len:
+        raise ValueError(f"the prompt has {len(prompt_ids)} ids: the "
+                         f"model's max_len={max_len} leaves no room for "
+                         "a new one")
+    check_positive_int(max_new_tokens, "max_new_tokens")
+    check_sampling(temperature, top_k, top_p)
+    Mulberry32(seed)  # checks the seed
+    if isinstance(eos_id, bool) or not isinstance(eos_id, int):
+        raise TypeError(f"eos_id must be an int, got {eos_id!r:.40}")
+
+
+def generate(model, prompt_ids, max_new_tokens, temperature=1.0, top_k=0,
+             top_p=1.0, seed=0, use_cache=True, eos_id=2, trace=None):
+    """Write up to ``max_new_tokens`` ids after ``prompt_ids``.
+
+    Each step: the model's log-probabilities of the next token,
+    :func:`next_token_probs`, one ``u`` from ``Mulberry32(seed)``,
+    :func:`draw`. It stops after ``eos_id`` or when prompt and new ids fill
+    ``model.config.max_len``. With ``use_cache`` the model reads the prompt
+    in one call and then only the newest id (its cache holds the rest);
+    without, the whole sequence each step: the same ids, more products.
+    Args: model: ``model(tokens, cache=None)`` with ``tokens`` ``(1, T)``
+    returns log-probabilities ``(1, T, V)``; prompt_ids: list of ints, e.g.
+    ``[bos_id, ...]``; trace: a list to which each step appends
+    ``{"probs", "u", "chosen"}`` (the distribution drawn from, ``V``
+    floats; the uniform number; the id drawn), plain data.
+    Returns: the new ids, a list (with the ``eos_id`` if one came).
+    """
+    _check_generate(model, prompt_ids, max_new_tokens, temperature, top_k,
+                    top_p, seed, use_cache, eos_id, trace)
+    rng, ids, new = Mulberry32(seed), list(prompt_ids), []
+    with _evaluating(model):
+        cache = model.new_cache() if use_cache else None
+        fed = 0  # the ids the cache holds already
+        room = model.config.max_len - len(ids)  # new ids that still fit
+        while len(new) < min(max_new_tokens, room):
+            logp = _next_logp(model, ids, fed, cache)  # (V,)
+            fed = len(ids) if use_cache else 0
+            probs = next_token_probs(logp, temperature, top_k, top_p)
+            u = rng.random()
+            new.append(draw(probs, u))
+            ids.append(new[-1])
+            if trace is not None:
+                trace.append({"probs": probs.tolist(), "u": u,
+                              "chosen": new[-1]})
+            if new[-1] == eos_id:
+                break
+    return new
+
+
+def _next_logp(model, ids, fed, cache):
+    """Log-probabilities ``(V,)`` of the token after ``ids``: the model
+    reads ``ids[fed:]``, the ids its cache has not seen (all without)."""
+    device = next(model.parameters()).device
+    tokens = torch.tensor([ids[fed:]], device=device)  # (1, T - fed)
+    return model(tokens, cache=cache)[0, -1]  # (V,)
