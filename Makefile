@@ -47,7 +47,7 @@ PORTABLE := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capability(), \
 	'kernels,', torch.get_num_threads(), 'thread(s)')"
 
-.PHONY: translations checkpoint checkpoint-real bench book test unit nbval nbval-portable book-check browser-check lab serve notebooks clean install
+.PHONY: translations checkpoint checkpoint-real checkpoint-lm bench book test unit nbval nbval-portable book-check browser-check lab serve notebooks clean install
 
 install: $(STAMP)
 
@@ -175,3 +175,9 @@ checkpoint-real: $(STAMP)
 	$(PY) -m illustrated.train --corpus tatoeba --new-tokenizer --state checkpoints/real-state.pt \
 	  --out chapters/data/tatoeba/translator.pt
 	$(PY) -m illustrated.evaluate
+
+# The decoder-only model of the chapter The decoder alone (chapters/data/tatoeba/writer.pt),
+# trained on the English sentences of the same training split with the same tokenizer. The
+# file records its training time (wall and CPU seconds) and its development perplexity.
+checkpoint-lm: $(STAMP)
+	$(PY) -m illustrated.lm_training --out chapters/data/tatoeba/writer.pt

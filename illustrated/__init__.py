@@ -8,7 +8,7 @@ module              what it holds                                             ch
 ==================  ========================================================  =========
 ``masks``           padding and causal (subsequent) masks                     6
 ``attention``       scaled dot-product attention, multi-head attention        3-5
-``kv_cache``        the keys and values kept between decoding steps           10, 14
+``kv_cache``        the keys and values kept between decoding steps           10, 13, 15
 ``fused``           ``fuse(model)``: the fast copy in PyTorch's layout        5, 12
 ``positional``      sinusoidal positional encoding                            7
 ``layers``          embeddings, feed-forward, residual+norm, enc/dec layers   8-9
@@ -16,7 +16,7 @@ module              what it holds                                             ch
 ``draw``            figures computed from tensors                             all
 ``explorers``       interactive charts of key experiments, for the website    2-10
 ``words``           the figures' words in each edition (English, Chinese)     all
-``exercises``       auto-checkers for the end-of-chapter exercises            2-15
+``exercises``       auto-checkers for the end-of-chapter exercises            2-16
 ``data``            toy French-English corpus, vocabulary, batching           11
 ``loss``            label-smoothed loss (KL form)                             11
 ``decoding``        greedy decoding with a key/value cache, beam search       10
@@ -29,6 +29,10 @@ module              what it holds                                             ch
 ``trainer``         real training: averaging, resume, devices, DDP            12
 ``translator``      the real translator's file, greedy/beam, attention        12
 ``checkpoint``      atomic checkpoint files, read back with a format check    11, 12
+``decoder_only``    the decoder stack alone: a causal language model          13
+``lm_training``     training it on English sentences; perplexity; its file    13
+``sampling``        temperature, top-k, top-p, seeded draws, ``generate``     13
+``generate``        the ``python -m illustrated.generate`` command            13
 ``errata``          ``check_claim``: a source against the corrected version   appendix
 ==================  ========================================================  =========
 

@@ -191,8 +191,9 @@ def generate(model, prompt_ids, max_new_tokens, temperature=1.0, top_k=0,
     Args: model: ``model(tokens, cache=None)`` with ``tokens`` ``(1, T)``
     returns log-probabilities ``(1, T, V)``; prompt_ids: list of ints, e.g.
     ``[bos_id, ...]``; trace: a list to which each step appends
-    ``{"probs", "u", "chosen"}`` (the distribution drawn from, ``V``
-    floats; the uniform number; the id drawn), plain data.
+    ``{"model", "probs", "u", "chosen"}`` (the model's own distribution
+    and the one drawn from, ``V`` floats each; the uniform number; the id
+    drawn), plain data.
     Returns: the new ids, a list (with the ``eos_id`` if one came).
     """
     _check_generate(model, prompt_ids, max_new_tokens, temperature, top_k,
@@ -210,7 +211,8 @@ def generate(model, prompt_ids, max_new_tokens, temperature=1.0, top_k=0,
             new.append(draw(probs, u))
             ids.append(new[-1])
             if trace is not None:
-                trace.append({"probs": probs.tolist(), "u": u,
+                trace.append({"model": logp.exp().tolist(),
+                              "probs": probs.tolist(), "u": u,
                               "chosen": new[-1]})
             if new[-1] == eos_id:
                 break

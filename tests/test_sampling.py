@@ -1,17 +1,14 @@
 """illustrated.sampling: the seeded generator, the filtered distribution
 (against a direct computation), the draw, and the generation loop (with and
-without the cache) on a small stand-in language model."""
+without the cache) on a tiny decoder-only model."""
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import pytest
 import torch
-from torch import nn
 
-from illustrated.attention import MultiHeadAttention
-from illustrated.kv_cache import KVCache
+from illustrated.decoder_only import DecoderOnly, DecoderOnlyConfig
 from illustrated.sampling import Mulberry32, draw, generate, next_token_probs
 
 # The classic JavaScript mulberry32 (a += 0x6D2B79F5; Math.imul ...; >>> 0),
@@ -166,36 +163,21 @@ def test_bad_input_says_what_was_expected(call, error, message):
         call()
 
 
-class StandIn(nn.Module):
-    """A one-layer causal language model with generate's contract (the
-    decoder-only model's): ``model(tokens, cache=None)`` -> log-probs
-    ``(B, T, V)``, ``new_cache()``, ``config.max_len``; it counts the
-    positions it reads."""
-
-    def __init__(self, V=11, d_model=8, max_len=12):
-        super().__init__()
-        self.config = SimpleNamespace(vocab=V, max_len=max_len)
-        self.embed = nn.Embedding(V, d_model)
-        self.attn = MultiHeadAttention(d_model, 2)
-        self.out = nn.Linear(d_model, V)
-        self.read = 0
-
-    def new_cache(self):
-        return KVCache()
-
-    def forward(self, tokens, cache=None):
-        P, T = (0 if cache is None else len(cache)), tokens.shape[1]
-        self.read += T
-        x = self.embed(tokens)  # (B, T, D)
-        may = torch.ones(T, P + T, dtype=torch.bool).tril(P)  # (T, P + T)
-        x = x + self.attn(x, x, x, may, cache)  # (B, T, D)
-        return self.out(x).log_softmax(-1)  # (B, T, V)
-
-
 @pytest.fixture(scope="module")
 def model():
-    torch.manual_seed(0)
-    return StandIn()
+    """A tiny decoder-only model; ``model.read`` counts the positions it
+    reads (the embedding's input), reset by each test that looks."""
+    config = DecoderOnlyConfig(vocab=11, N=2, d_model=8, d_ff=16, h=2,
+                               max_len=12)
+    lm = DecoderOnly(config, generator=torch.Generator().manual_seed(0))
+    lm.read = 0
+    lm.eval()  # no dropout where a test calls it directly
+
+    def count(_, inputs):
+        lm.read += inputs[0].shape[1]
+
+    lm.embed[0].register_forward_pre_hook(count)  # the token embedding
+    return lm
 
 
 RUNS = [dict(temperature=1.0), dict(temperature=0), dict(temperature=0.7, top_k=3),

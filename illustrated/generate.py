@@ -1,0 +1,150 @@
+"""``python -m illustrated.generate``: the decoder-only model of chapter 13 writes English
+after a prompt, greedily or by sampling. The live writer page does the same in the browser.
+
+    python -m illustrated.generate "The cat" --top-p 0.9 --seed 3
+    python -m illustrated.generate "" --samples 5          # five sentences from nothing
+    python -m illustrated.generate "I think" --greedy --steps
+
+Each prompt (an argument, else each line of stdin) gives one line per sample: the prompt and
+what the model wrote after it. ``--steps`` adds, after each line, the pieces the model
+wrote with the probability each had and the most likely alternatives. A bad option or a
+prompt that leaves no room gets a one-line message naming what was expected and what came.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ._cli import Parser, at_least, passive_waits, plain_warnings, torch_threads
+
+ALTERNATIVES = 3  # the most likely pieces --steps shows beside each written one
+
+
+def prompt_ids(tokenizer, text: str, max_len: int) -> list[int]:
+    """``[bos, ids of the prompt's pieces...]``: the prompt as the corpus writes its text
+    (:func:`~illustrated.corpus.clean`: NFC, plain spaces, one apostrophe, stripped),
+    without the ``<eos>`` the tokenizer adds (the model is to go on, not stop). An empty
+    prompt is ``[bos]``: a sentence from nothing. Raises ``ValueError`` when the prompt
+    leaves no room for one new piece in ``max_len``."""
+    from .corpus import clean
+
+    text = clean(text)
+    ids = tokenizer.encode(text)[:-1] if text else [tokenizer.bos_id]
+    if len(ids) >= max_len:
+        raise ValueError(f"the prompt is {len(ids) - 1} pieces long; the model writes at "
+                         f"most {max_len - 1} pieces in all, so it must be shorter than "
+                         f"{max_len - 2} pieces to leave room for one new piece")
+    return ids
+
+
+def _parser():
+    from .lm_training import SHIPPED_LM
+
+    p = Parser(prog="python -m illustrated.generate",
+               description="Write English after a prompt with the decoder-only model of "
+               "the chapter The decoder alone, trained on the English sentences of the "
+               "Tatoeba Project: short everyday sentences.")
+    p.add_argument("prompts", nargs="*", metavar="PROMPT",
+                   help="the start of an English sentence, one per argument; \"\" starts "
+                   "from nothing (default: the lines of stdin)")
+    p.add_argument("--greedy", action="store_true",
+                   help="always take the most likely piece (temperature 0)")
+    p.add_argument("--temperature", type=float, default=1.0, metavar="T",
+                   help="divide the scores by T before the softmax: below 1 sharper, "
+                   "above 1 flatter (default 1)")
+    p.add_argument("--top-k", type=int, default=0, metavar="K",
+                   help="draw from the K most likely pieces only (default 0: all)")
+    p.add_argument("--top-p", type=float, default=1.0, metavar="P",
+                   help="draw from the fewest most likely pieces whose probabilities sum "
+                   "to P or more (default 1: all)")
+    p.add_argument("--seed", type=at_least(0), default=0,
+                   help="the seed of the uniform numbers (the page's seed gives the page's "
+                   "text; default 0)")
+    p.add_argument("--samples", type=at_least(1), default=1, metavar="N",
+                   help="N samples per prompt, with seeds SEED, SEED+1, ... (default 1)")
+    p.add_argument("--max-new-tokens", type=at_least(1), default=40, metavar="N",
+                   help="stop after N new pieces (default 40)")
+    p.add_argument("--steps", action="store_true",
+                   help="after each line, every written piece with its probability and "
+                   f"the {ALTERNATIVES} most likely alternatives")
+    p.add_argument("--checkpoint", default=str(SHIPPED_LM), help="the model's file "
+                   "(default: the shipped one, made by make checkpoint-lm)")
+    p.add_argument("--threads", type=at_least(0), default=None, metavar="N",
+                   help="CPU threads (default 1, or OMP_NUM_THREADS when set; 0: "
+                   "PyTorch's default)")
+    return p
+
+
+def main(argv=None) -> int:
+    """The command; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    passive_waits()
+    from .sampling import check_sampling
+
+    temperature = 0.0 if args.greedy else args.temperature
+    try:
+        check_sampling(temperature, args.top_k, args.top_p)
+        if args.seed + args.samples - 1 >= 2**32:
+            raise ValueError(f"the seeds SEED..SEED+N-1 must be below 2**32, got "
+                             f"--seed {args.seed} --samples {args.samples}")
+    except (TypeError, ValueError) as error:
+        parser.error(str(error))
+    prompts = args.prompts if args.prompts else _stdin_lines()
+    with plain_warnings(), torch_threads(args.threads, lambda default: 1):
+        try:
+            return _write(args, prompts, temperature)
+        except (ValueError, FileNotFoundError) as error:  # the file, named
+            print(f"cannot write: {error}", file=sys.stderr)
+            return 1
+
+
+def _stdin_lines() -> list[str]:
+    lines = sys.stdin.read().split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+def _write(args, prompts, temperature) -> int:
+    from .lm_training import load_lm
+    from .sampling import generate
+
+    if not Path(args.checkpoint).is_file():
+        raise FileNotFoundError(f"no file {args.checkpoint}; make one with: "
+                                f"make checkpoint-lm")
+    model, tok, _ = load_lm(args.checkpoint)
+    status = 0
+    for i, text in enumerate(prompts):
+        try:
+            ids = prompt_ids(tok, text, model.config.max_len)
+        except ValueError as error:
+            print(f"skipped prompt {i + 1}: {error}", file=sys.stderr)
+            status = 1
+            continue
+        for seed in range(args.seed, args.seed + args.samples):
+            trace = [] if args.steps else None
+            new = generate(model, ids, args.max_new_tokens, temperature, args.top_k,
+                           args.top_p, seed, trace=trace)
+            print(tok.decode(ids + new))
+            for step in trace or ():
+                print(_step_line(tok, step))
+    return status
+
+
+def _step_line(tok, step: dict) -> str:
+    """One step of a trace: the piece written, the model's probability of it and the
+    probability it was drawn with (after temperature, top-k, top-p), and the model's
+    most likely pieces."""
+    model, drawn, chosen = step["model"], step["probs"], step["chosen"]
+    best = sorted(range(len(model)), key=lambda i: -model[i])[:ALTERNATIVES]
+    others = ", ".join(f"{_piece(tok, i)} {model[i]:.3f}" for i in best)
+    return (f"  {_piece(tok, chosen):<14} model {model[chosen]:.3f}, drawn with "
+            f"{drawn[chosen]:.3f}  (most likely: {others})")
+
+
+def _piece(tok, i: int) -> str:
+    """A piece as the reader sees it: its text in quotes, ``<eos>`` by name."""
+    return "<eos>" if i == tok.eos_id else repr(tok.tok.decode([i]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

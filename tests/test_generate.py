@@ -1,0 +1,78 @@
+"""Tests for illustrated.generate: ``python -m illustrated.generate`` and its prompt."""
+import pytest
+
+from illustrated.generate import main, prompt_ids
+from illustrated.lm_training import load_lm
+from illustrated.sampling import generate
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_lm()
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_a_prompt_is_bos_and_its_pieces_without_eos(shipped):
+    _, tok, _ = shipped
+    ids = prompt_ids(tok, "  The  cat’s ", 64)  # cleaned as the corpus writes text
+    assert ids == tok.encode("The cat's")[:-1] and ids[0] == tok.bos_id
+    assert prompt_ids(tok, "", 64) == prompt_ids(tok, " \t", 64) == [tok.bos_id]
+
+
+def test_a_prompt_that_leaves_no_room_is_refused_with_its_length(shipped):
+    _, tok, _ = shipped
+    assert len(prompt_ids(tok, "a " * 62, 64)) == 63  # 62 pieces: one new one fits
+    with pytest.raises(ValueError, match="the prompt is 63 pieces long"):
+        prompt_ids(tok, "a " * 63, 64)
+
+
+def test_the_command_writes_what_generate_writes(shipped, capsys):
+    model, tok, _ = shipped
+    status, out, err = run(capsys, "The cat", "", "--seed", "4", "--top-p", "0.9",
+                           "--samples", "2")
+    assert status == 0 and err == ""
+    expected = []
+    for text in ("The cat", ""):
+        ids = prompt_ids(tok, text, 64)
+        expected += [tok.decode(ids + generate(model, ids, 40, 1.0, 0, 0.9, seed))
+                     for seed in (4, 5)]
+    assert out.splitlines() == expected
+    assert out.startswith("The cat")
+
+
+def test_greedy_steps_show_the_models_own_probabilities(capsys):
+    status, out, _ = run(capsys, "I think", "--greedy", "--steps", "--max-new-tokens", "3")
+    lines = out.splitlines()
+    assert status == 0 and len(lines) == 4
+    assert all("drawn with 1.000" in line for line in lines[1:])
+    assert not all("model 1.000" in line for line in lines[1:])
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--temperature", "-1"], "temperature must be a finite number >= 0"),
+    (["--top-p", "0"], "top_p must be in (0, 1]"),
+    (["--top-k", "-2"], "top_k must be >= 0"),
+    (["--seed", "4294967295", "--samples", "2"], "below 2**32"),
+    (["--samples", "0"], "--samples"),
+])
+def test_bad_options_get_one_line(capsys, argv, words):
+    with pytest.raises(SystemExit) as exit_:
+        main(["x", *argv])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and words in err and len(err.splitlines()) == 1
+
+
+def test_a_long_prompt_is_skipped_and_the_others_written(capsys):
+    status, out, err = run(capsys, "a " * 63, "Tom", "--greedy")
+    assert status == 1 and "skipped prompt 1: the prompt is 63 pieces long" in err
+    assert out.startswith("Tom") and len(out.splitlines()) == 1
+
+
+def test_a_missing_file_is_named(capsys, tmp_path):
+    status, _, err = run(capsys, "x", "--checkpoint", str(tmp_path / "none.pt"))
+    assert status == 1 and "none.pt" in err and "make checkpoint-lm" in err
