@@ -70,38 +70,56 @@ def writes_into_probs(probs, p):
     return probs / probs.sum()
 
 
-TOP_P_MISTAKES = [  # (wrong top-p, what the message must say)
-    (lambda probs, p: _nucleus(probs, p, lambda c, r: c <= p),
-     HINT + r"you kept only the tokens whose running sum stays below `p`"),
-    (lambda probs, p: _nucleus(probs, p, lambda c, r: c < p),
-     HINT + r"you kept only the tokens whose running sum stays below `p`"),
-    (lambda probs, p: _nucleus(probs, p, lambda c, r: c - r < p, renorm=False),
-     HINT + r"you forgot to renormalise"),
-    (lambda probs, p: _nucleus(probs, p, lambda c, r: c - r < p,
-                               probs.sort().indices),
-     HINT + r"you ranked the tokens from the least probable up"),
-    (in_rank_order, HINT + r"you returned the kept probabilities in rank order"),
-    (lambda probs, p: _nucleus(probs, p, lambda c, r: c - r < p,
-                               torch.arange(len(probs))),
-     HINT + r"you added up the probabilities in id order"),
-    (lambda probs, p: probs * (probs >= 1 - p) / probs[probs >= 1 - p].sum(),
-     HINT + r"you kept each token whose own probability is at least `p`"),
-    (lambda probs, p: _nucleus(probs, p, lambda c, r: c - r < p,
-                               len(probs) - 1 - probs.flip(0).sort(
-                                   descending=True, stable=True).indices),
-     HINT + r"equal probabilities were ranked the other way"),
-    (lambda probs, p: top_p_sorted(probs, p).float(),
-     r"wrong dtype of the result: expected torch\.float64 \(the inputs'\), got "
-     r"torch\.float32"),
-    (lambda probs, p: probs.topk(2), r"returned a topk of 2 items; expected a torch\.Tensor of shape \(5,\)"),
-    (lambda probs, p: probs.nucleus(p), r"raised AttributeError: .*\nHint: rank with"),
-    (writes_into_probs, r"your function wrote into its input probs"),
-]
-TOP_P_IDS = ["cum_le_p", "cum_lt_p", "no_renorm", "ascending", "rank_order", "id_order",
-             "threshold", "ties", "float32", "tuple", "raises", "in_place"]
+def learner(keep, ranks=None, renorm=True):
+    """A learner's top-p that keeps the ranked tokens while ``keep(cum,
+    ranked)`` holds; ``ranks`` by default descending and stable."""
+    def top_p(probs, p):
+        order = ranks(probs) if ranks else None
+        return _nucleus(probs, p, lambda c, r: keep(c, r, p), order, renorm)
+    return top_p
 
 
-@pytest.mark.parametrize("fn, pattern", TOP_P_MISTAKES, ids=TOP_P_IDS)
+def mass_above(c, r, p):  # the right rule, for versions that go wrong elsewhere
+    return c - r < p
+
+
+def ties_high_first(probs):
+    flipped = probs.flip(0).sort(descending=True, stable=True).indices
+    return len(probs) - 1 - flipped
+
+
+CROSSING = HINT + r"you kept only the tokens whose running sum stays below `p`"
+
+
+@pytest.mark.parametrize("fn, pattern", [
+    pytest.param(learner(lambda c, r, p: c <= p), CROSSING, id="cum_le_p"),
+    pytest.param(learner(lambda c, r, p: c < p), CROSSING, id="cum_lt_p"),
+    pytest.param(learner(mass_above, renorm=False),
+                 HINT + r"you forgot to renormalise", id="no_renorm"),
+    pytest.param(learner(mass_above, lambda probs: probs.sort().indices),
+                 HINT + r"you ranked the tokens from the least probable up",
+                 id="ascending"),
+    pytest.param(in_rank_order,
+                 HINT + r"you returned the kept probabilities in rank order",
+                 id="rank_order"),
+    pytest.param(learner(mass_above, lambda probs: torch.arange(len(probs))),
+                 HINT + r"you added up the probabilities in id order", id="id_order"),
+    pytest.param(lambda probs, p: probs * (probs >= 1 - p)
+                 / probs[probs >= 1 - p].sum(),
+                 HINT + r"you kept each token whose own probability is at least `p`",
+                 id="threshold"),
+    pytest.param(learner(mass_above, ties_high_first),
+                 HINT + r"equal probabilities were ranked the other way", id="ties"),
+    pytest.param(lambda probs, p: top_p_sorted(probs, p).float(),
+                 r"wrong dtype of the result: expected torch\.float64 \(the inputs'\), "
+                 r"got torch\.float32", id="float32"),
+    pytest.param(lambda probs, p: probs.topk(2),
+                 r"returned a topk of 2 items; expected a torch\.Tensor", id="tuple"),
+    pytest.param(lambda probs, p: probs.nucleus(p),
+                 r"raised AttributeError: .*\nHint: rank with", id="raises"),
+    pytest.param(writes_into_probs, r"your function wrote into its input probs",
+                 id="in_place"),
+])
 def test_check_top_p_names_the_mistake(fn, pattern):
     assert_fails(check_top_p, fn, pattern)
 
