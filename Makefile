@@ -74,11 +74,9 @@ book: $(STAMP)
 	@$(PY) scripts/build_book.py
 
 # Every stage runs and reports, even after one has failed; scripts/run_tests.py ends with
-# one line per stage and a verdict, and exits non-zero if any stage failed. unit and
-# book-check run side by side (book-check alone left one core mostly idle), book-check's
-# output shown once unit's has ended; the browser check reads book-check's site.
+# one line per stage and a verdict, and exits non-zero if any stage failed.
 test: $(STAMP)
-	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit+book-check nbval nbval-portable browser-check
+	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit nbval nbval-portable book-check browser-check
 
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
 unit: $(STAMP)

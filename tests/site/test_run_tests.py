@@ -44,19 +44,3 @@ def test_a_stage_runs_without_xdist_noise(tmp_path, monkeypatch, capsys):
     assert "bringing up nodes..." not in out
     # A failed stage's summary keeps its own last line, not make's "*** [bad] Error 3".
     assert any(line.startswith("bad") and line.endswith("1 failed") for line in out)
-
-
-def test_stages_joined_by_plus_run_at_once_and_their_lines_do_not_mix(tmp_path, monkeypatch,
-                                                                        capsys):
-    """"first+second": both start at once (first waits for a file that second writes, up
-    to 2 s), second's lines are shown after all of first's, each stage has its own line."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "Makefile").write_text(
-        "first:\n\t@echo a1; for i in $$(seq 40); do test -f flag && break; sleep 0.05; done;"
-        " test -f flag && echo 'a2 together' || echo 'a2 alone'\n"
-        "second:\n\t@echo b1; touch flag; echo b2\n")
-    assert run_tests.main(["first+second"]) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out[:4] == ["a1", "a2 together", "b1", "b2"]
-    assert [line.split()[:2] for line in out[-3:-1]] == [["first", "passed"],
-                                                        ["second", "passed"]]
