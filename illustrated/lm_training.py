@@ -36,7 +36,7 @@ SHIPPED_LM = DATA_DIR / "writer.pt"
 class LMTrainConfig:
     """The recipe of the shipped model (``python -m illustrated.lm_training``)."""
 
-    steps: int = 1200  # optimiser steps
+    steps: int = 2400  # optimiser steps
     max_tokens: int = 2000  # tokens per batch, padding included
     warmup: int = 200  # steps of the paper's linear warm-up
     factor: float = 1.0  # the paper's schedule, times this

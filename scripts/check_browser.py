@@ -422,7 +422,10 @@ def check_page(context, origin: str, name: str, shots: Path, full: bool, seen: d
 # transition), and two readers then the interactive checks alone left two cores mostly
 # idle (0.6 cores). Processes, not threads: in threads of one Python the live translator's
 # own translations (torch, a Python loop per step) took 40 s instead of 3, queued behind
-# the other threads for the interpreter's lock.
+# the other threads for the interpreter's lock. make test's summary counts this stage at
+# 0.6 cores, but the CPU time of Chromium's renderers does not reach that count (not every
+# process up the chain is waited for): counted in a cgroup, the stage's processes used
+# 394 CPU-s in 237 s (2 cores, shared), 251 of them opening the 58 pages (4.3 each).
 WORKERS = 4
 
 

@@ -7,7 +7,8 @@ defined there. Its output is shown as it comes, without pytest-xdist's "bringing
 nodes..." status lines (printed twice per pytest run when the output is not a terminal).
 Every stage runs, even after one has failed; then one line per stage (passed or FAILED,
 its time, the cores its processes kept busy on average, its last line of output) and a
-verdict line. The exit status is 1 if any stage
+verdict line. The cores count the processes that were waited for, not Chromium's renderers
+(browser-check's 0.6 cores were 1.7 counted in a cgroup). The exit status is 1 if any stage
 failed.
 """
 from __future__ import annotations
