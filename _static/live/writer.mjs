@@ -11,18 +11,14 @@
 // writeIds(promptIds, options) (ids in, ids and trace out, no tokenizer).
 
 import { checkOptions, promptIds as commandPrompt } from "./command.mjs";
+import { fetchJSON, liveBox, translateLabels } from "./app.mjs";
 import { messages } from "./messages.mjs";
 import { LiveWriter } from "./model.mjs";
 import { generate } from "./sampling.mjs";
 
 const t = messages.writer;
 const TOP = 10; // the bars drawn at each step
-const root = document.getElementById("lw-app");
-const $ = (selector) => root.querySelector(selector);
-const say = (text, state) => {
-  $("#lw-status").textContent = text;
-  if (state) root.dataset.state = state;
-};
+const { root, $, say } = liveBox("lw-app", "#lw-status");
 
 const api = { runs: 0, last: null, writeIds };
 window.liveWriter = api;
@@ -159,24 +155,8 @@ async function onSubmit(event) {
   }
 }
 
-async function fetchJSON(name) {
-  const response = await fetch(new URL(name, import.meta.url));
-  if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
-  return response.json();
-}
-
-// The page's static words in the edition's language (messages.mjs, `writer.labels`).
-function translateLabels() {
-  for (const el of root.querySelectorAll("[data-msg]")) {
-    if (t.labels[el.dataset.msg]) el.textContent = t.labels[el.dataset.msg];
-  }
-  for (const el of root.querySelectorAll("[data-msg-aria]")) {
-    if (t.labels[el.dataset.msgAria]) el.setAttribute("aria-label", t.labels[el.dataset.msgAria]);
-  }
-}
-
 async function start() {
-  translateLabels();
+  translateLabels(root, t.labels);
   if (location.protocol === "file:") return; // the page's inline script has said why
   try {
     manifest = await fetchJSON("writer.json");
