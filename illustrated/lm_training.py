@@ -98,8 +98,9 @@ def perplexity(model, seqs, max_tokens: int = 4000) -> float:
 
 def train_lm(cfg: LMTrainConfig, seqs, vocab: int, max_len: int = 64,
              log=print) -> tuple[DecoderOnly, list[float]]:
-    """Train a :class:`DecoderOnly` on id sequences; returns it (eval mode)
-    and the training loss (nats per token) of every step."""
+    """Train a :class:`~illustrated.decoder_only.DecoderOnly` on id
+    sequences; returns it (eval mode) and the training loss (nats per
+    token) of every step."""
     torch.manual_seed(cfg.seed)  # dropout
     config = DecoderOnlyConfig(vocab=vocab, N=cfg.N, d_model=cfg.d_model,
                                d_ff=cfg.d_ff, h=cfg.h, dropout=cfg.dropout,
