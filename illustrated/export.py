@@ -1,5 +1,6 @@
-"""The real translator as two ONNX graphs, for the book's live translator page (run in the
-browser by onnxruntime-web). Used by ``scripts/export_onnx.py``, which ``make book`` runs.
+"""The real translator as two ONNX graphs, for the book's live translator page, and the
+decoder-only model as one, for the live writer page (run in the browser by
+onnxruntime-web). Used by ``scripts/export_onnx.py``, which ``make book`` runs.
 
 * :class:`EncoderGraph`: source ids ``(1, S)`` -> the memory ``(1, S, D)`` and the encoder
   self-attention weights of every layer and head ``(1, N, H, S, S)``.
@@ -7,12 +8,16 @@ browser by onnxruntime-web). Used by ``scripts/export_onnx.py``, which ``make bo
   log-probabilities of each prefix's next token ``(K, V)`` (one step of
   :func:`illustrated.decoding.greedy_decode` or of beam search, without a key/value cache:
   the whole prefix is decoded again) and the cross-attention weights ``(K, N, H, T, S)``.
+* :class:`WriterGraph`: the decoder-only model's ids ``(1, T)`` -> the log-probabilities of
+  the next token ``(1, V)`` (one step of ``illustrated.sampling.generate`` without a
+  cache: the whole prefix is read again).
 
-Both graphs read their weights from one shared file: every weight once (the embedding
+The translator's graphs read their weights from one shared file: every weight once (the embedding
 matrix that the encoder, the decoder and the generator share is stored once), as float16
 where that is exact (the checkpoint is float16, so all of its matrices are), turned back to
 float32 by a ``Cast`` inside the graph: the graphs compute with the very float32 values of
-:func:`~illustrated.translator.load_translator`'s model.
+:func:`~illustrated.translator.load_translator`'s model. The writer's graph has a file
+of its own, made the same way.
 """
 from __future__ import annotations
 
@@ -23,10 +28,12 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from .decoder_only import DecoderOnly
 from .masks import padding_mask
 from .model import Transformer
 
 ENCODER_FILE, DECODER_FILE, WEIGHTS_FILE = "encoder.onnx", "decoder.onnx", "weights.bin"
+WRITER_FILE, WRITER_WEIGHTS = "writer.onnx", "writer.bin"
 OPSET = 17
 
 
@@ -45,10 +52,17 @@ def _check_ids(ids, name: str, vocab: int) -> None:
                          f"{int(ids.min())} to {int(ids.max())}")
 
 
-def _check_model(model) -> None:
-    if not isinstance(model, Transformer):
-        raise TypeError(f"model must be an illustrated.model.Transformer, got "
+def _check_model(model, kind=Transformer) -> None:
+    if not isinstance(model, kind):
+        raise TypeError(f"model must be an {kind.__module__}.{kind.__name__}, got "
                         f"{type(model).__name__}")
+
+
+def _causal_mask(ids: torch.Tensor) -> torch.Tensor:
+    """masks.subsequent_mask for the traced length T of ``ids`` ``(K, T)``: that function
+    takes a Python int, which would freeze T in the graph. Returns ``(1, T, T)``."""
+    pos = torch.cumsum(torch.ones_like(ids[0]), 0)  # (T,): 1 .. T
+    return (pos[None, :] <= pos[:, None])[None]  # (1, T, T)
 
 
 class EncoderGraph(nn.Module):
@@ -96,15 +110,36 @@ class DecoderGraph(nn.Module):
         K, T = ys.shape
         src_mask = padding_mask(src, c.pad_id).expand(K, -1, -1)  # (K, 1, S)
         mem = memory.expand(K, -1, -1)  # (K, S, D)
-        # The causal mask of masks.subsequent_mask, from the traced length T (that function
-        # takes a Python int, which would freeze T in the graph).
-        pos = torch.cumsum(torch.ones_like(ys[0]), 0)  # (T,): 1 .. T
-        tgt_mask = (pos[None, :] <= pos[:, None])[None]  # (1, T, T)
-        out = self.model.decode(mem, src_mask, ys, tgt_mask)  # (K, T, D)
+        out = self.model.decode(mem, src_mask, ys, _causal_mask(ys))  # (K, T, D)
         logp = self.model.generator(out[:, -1])  # (K, V)
         cross = torch.stack([layer.src_attn.attention_weights
                              for layer in self.model.decoder.layers], dim=1)  # (K, N, H, T, S)
         return logp, cross
+
+
+class WriterGraph(nn.Module):
+    """One writing step of the decoder-only model, as ``illustrated.sampling._next_logp``
+    without a cache: the whole prefix is read again, the last position's row returned."""
+
+    def __init__(self, model):  # a DecoderOnly (not in the API page's modules)
+        super().__init__()
+        _check_model(model, DecoderOnly)
+        self.model = model
+
+    def forward(self, ids: torch.Tensor):
+        """Args: ids ``(1, T)``. Returns ``logp (1, V)``: the log-probabilities of the
+        token after ``ids``. DecoderOnly.forward's steps, with the causal mask of the
+        traced length."""
+        c = self.model.config
+        _check_ids(ids, "ids", c.vocab)
+        if not torch.jit.is_tracing() and (ids.shape[0] != 1 or ids.shape[1] > c.max_len):
+            raise ValueError(f"ids must be one sequence (1, T), T <= max_len={c.max_len}, "
+                             f"got {tuple(ids.shape)}")
+        embed, positional = self.model.embed
+        x = positional(embed(ids))  # (1, T, D)
+        for layer in self.model.layers:
+            x = layer(x, _causal_mask(ids))  # (1, T, D)
+        return self.model.generator(x[:, -1])  # (1, V)
 
 
 def _trace(graph: nn.Module, args, path: Path, inputs, outputs, axes) -> None:
@@ -117,9 +152,9 @@ def _trace(graph: nn.Module, args, path: Path, inputs, outputs, axes) -> None:
                           dynamo=False, do_constant_folding=False)
 
 
-def _share_weights(models: dict, folder: Path) -> int:
+def _share_weights(models: dict, folder: Path, weights: str = WEIGHTS_FILE) -> int:
     """Move the initializers of ``models`` (name -> ModelProto) into one file
-    ``WEIGHTS_FILE``, each distinct tensor once, float32 ones stored as float16 plus a
+    ``weights``, each distinct tensor once, float32 ones stored as float16 plus a
     ``Cast`` where that is exact. Returns the file's size in bytes."""
     import numpy as np
     import onnx
@@ -161,13 +196,13 @@ def _share_weights(models: dict, folder: Path) -> int:
                 init.ClearField(field)
             init.data_location = TensorProto.EXTERNAL
             del init.external_data[:]
-            for k, v in (("location", WEIGHTS_FILE), ("offset", offset), ("length", length)):
+            for k, v in (("location", weights), ("offset", offset), ("length", length)):
                 entry = init.external_data.add()
                 entry.key, entry.value = k, str(v)
         nodes = casts + list(graph.node)
         del graph.node[:]
         graph.node.extend(nodes)
-    (folder / WEIGHTS_FILE).write_bytes(bytes(blob))
+    (folder / weights).write_bytes(bytes(blob))
     for name, proto in models.items():
         onnx.save(proto, str(folder / name))
         onnx.checker.check_model(str(folder / name))
@@ -207,3 +242,27 @@ def export_translator(model: Transformer, folder) -> dict:
              for name in (ENCODER_FILE, DECODER_FILE, WEIGHTS_FILE)}
     return {"N": c.N, "h": c.h, "d_model": c.d_model, "src_vocab": c.src_vocab,
             "tgt_vocab": c.tgt_vocab, "pad_id": c.pad_id, "files": files}
+
+
+def export_writer(model, folder) -> dict:
+    """Write the graph of ``model`` (a ``DecoderOnly``), ``writer.onnx``, and its
+    weights, ``writer.bin``, into ``folder`` (created if
+    needed). Returns the model's sizes and the files' sizes in bytes, for the page. The
+    model's mode (train or eval) is restored."""
+    import onnx
+
+    _check_model(model, DecoderOnly)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    was_training = model.training
+    try:
+        _trace(WriterGraph(model.eval()), (torch.tensor([[1, 5, 6, 7]]),),
+               folder / WRITER_FILE, ["ids"], ["logp"], {"ids": {1: "T"}})
+    finally:
+        model.train(was_training)
+    _share_weights({WRITER_FILE: onnx.load(str(folder / WRITER_FILE),
+                                           load_external_data=False)}, folder, WRITER_WEIGHTS)
+    c = model.config
+    return {"N": c.N, "h": c.h, "d_model": c.d_model, "vocab": c.vocab,
+            "max_len": c.max_len, "files": {name: (folder / name).stat().st_size
+                                            for name in (WRITER_FILE, WRITER_WEIGHTS)}}

@@ -18,6 +18,12 @@ from pathlib import Path
 from ._cli import Parser, at_least, passive_waits, plain_warnings, torch_threads
 
 ALTERNATIVES = 3  # the most likely pieces --steps shows beside each written one
+# The words of two refusals; the live writer page (_static/live/messages.mjs) says them
+# too, word for word (tests/test_live_writer.py compares them).
+TOO_LONG = ("the prompt is {n} pieces long; the model writes at most {room} pieces in all, "
+            "so it must be shorter than {room} pieces to leave room for one new piece")
+SEEDS = ("the seeds SEED..SEED+N-1 must be below 2**32, got --seed {seed} "
+         "--samples {samples}")
 
 
 def prompt_ids(tokenizer, text: str, max_len: int) -> list[int]:
@@ -31,9 +37,7 @@ def prompt_ids(tokenizer, text: str, max_len: int) -> list[int]:
     text = clean(text)
     ids = tokenizer.encode(text)[:-1] if text else [tokenizer.bos_id]
     if len(ids) >= max_len:
-        raise ValueError(f"the prompt is {len(ids) - 1} pieces long; the model writes at "
-                         f"most {max_len - 1} pieces in all, so it must be shorter than "
-                         f"{max_len - 2} pieces to leave room for one new piece")
+        raise ValueError(TOO_LONG.format(n=len(ids) - 1, room=max_len - 1))
     return ids
 
 
@@ -86,8 +90,7 @@ def main(argv=None) -> int:
     try:
         check_sampling(temperature, args.top_k, args.top_p)
         if args.seed + args.samples - 1 >= 2**32:
-            raise ValueError(f"the seeds SEED..SEED+N-1 must be below 2**32, got "
-                             f"--seed {args.seed} --samples {args.samples}")
+            raise ValueError(SEEDS.format(seed=args.seed, samples=args.samples))
     except (TypeError, ValueError) as error:
         parser.error(str(error))
     prompts = args.prompts if args.prompts else _stdin_lines()

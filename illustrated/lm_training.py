@@ -147,6 +147,8 @@ def load_lm(path=SHIPPED_LM):
 
 
 def main(argv=None) -> int:
+    """The ``python -m illustrated.lm_training`` command (``make checkpoint-lm``): train,
+    print the time and the development perplexity, write the file; returns 0."""
     from ._cli import Parser, at_least, passive_waits
     passive_waits()
     parser = Parser(prog="python -m illustrated.lm_training",

@@ -342,7 +342,7 @@ def open_page(context, origin: str, name: str, log: list[str]):
 
 # The longest interactive checks (about half a minute each on an idle machine, the others
 # a few seconds): started first, so that they do not end last.
-LONGEST = ("live_translator", "live_inputs", "explorers")
+LONGEST = ("live_translator", "live_inputs", "explorers", "live_writer")
 
 
 def interactive_checks():

@@ -1,4 +1,5 @@
-"""The live translator's model files, exported from the real translator's checkpoint.
+"""The live pages' model files, exported from the real translator's checkpoint and from
+the decoder-only model's (the live writer).
 
     python scripts/export_onnx.py   # run by scripts/build_book.py before every build
 
@@ -14,6 +15,10 @@ illustrated/limits.py, and the manifest still tells the truth about tokenizer.js
 onnxruntime-web. On failure it says
 why in one line and returns False: the book still builds, and the live translator page
 says that its model is missing.
+
+The live writer's files, likewise: writer.onnx and writer.bin (illustrated.export), its
+tokenizer (writer-tokenizer.json, the one inside writer.pt) and writer.json, its
+manifest (the special ids, max_len, the command's defaults, the files' sizes).
 """
 from __future__ import annotations
 
@@ -31,20 +36,26 @@ OUTPUTS = ("encoder.onnx", "decoder.onnx", "weights.bin", "tokenizer.json", "lim
 RUNTIME = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
 SOURCES = (CHECKPOINT, CHECKPOINT.with_name("eng-fra.tsv"), Path(__file__).resolve(),
            ROOT / "illustrated" / "export.py", ROOT / "illustrated" / "limits.py")
+WRITER = CHECKPOINT.with_name("writer.pt")
+WRITER_OUTPUTS = ("writer.onnx", "writer.bin", "writer-tokenizer.json", "writer.json")
+WRITER_SOURCES = (WRITER, Path(__file__).resolve(), ROOT / "illustrated" / "export.py",
+                  ROOT / "illustrated" / "generate.py")
 
 
-def up_to_date() -> bool:
-    """Every output exists and is newer than every source."""
-    outputs = [LIVE / name for name in OUTPUTS]
+def up_to_date(names=OUTPUTS, sources=None) -> bool:
+    """Every output exists and is newer than every source; its manifest (the last
+    output) tells the truth about tokenizer.js and onnxruntime-web."""
+    outputs = [LIVE / name for name in names]
     if not all(p.is_file() for p in outputs):
         return False
     try:  # the page loads tokenizer.js and onnxruntime-web only where the manifest says so
-        manifest = json.loads((LIVE / "manifest.json").read_text(encoding="utf-8"))
+        manifest = json.loads(outputs[-1].read_text(encoding="utf-8"))
         if (manifest["tokenizer_js"], manifest["runtime"]) != (has_tokenizer(), has_runtime()):
             return False
     except (ValueError, KeyError):
         return False
-    return min(p.stat().st_mtime for p in outputs) >= max(p.stat().st_mtime for p in SOURCES)
+    sources = [p for p in sources or SOURCES if p.exists()]
+    return min(p.stat().st_mtime for p in outputs) >= max(p.stat().st_mtime for p in sources)
 
 
 def has_tokenizer() -> bool:
@@ -60,6 +71,12 @@ def has_runtime() -> int:
 
 
 def export_onnx() -> bool:
+    """Both pages' files, each exported if needed; False if either failed."""
+    translator = export_translator_files()
+    return export_writer_files() and translator
+
+
+def export_translator_files() -> bool:
     """Export if needed (one line saying so). False, with the reason, if it failed."""
     if up_to_date():
         return True
@@ -90,6 +107,37 @@ def export_onnx() -> bool:
     (LIVE / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     mb = sum(manifest["files"].values()) / 1e6
     print(f"Live translator: ONNX export in {time.perf_counter() - start:.1f} s "
+          f"({mb:.1f} MB in _static/live/).", flush=True)
+    return True
+
+
+def export_writer_files() -> bool:
+    """The live writer's files, if needed (one line saying so). False, with the reason,
+    if it failed."""
+    if up_to_date(WRITER_OUTPUTS, WRITER_SOURCES):
+        return True
+    start = time.perf_counter()
+    try:
+        from illustrated.export import export_writer
+        from illustrated.generate import _parser
+        from illustrated.lm_training import load_lm
+
+        model, tokenizer, blob = load_lm(WRITER)
+        manifest = export_writer(model, LIVE)
+    except Exception as error:  # noqa: BLE001 - any failure: say it, build the rest
+        print(f"The live writer will not run: exporting {WRITER.name} to ONNX failed: "
+              f"{type(error).__name__}: {error}", file=sys.stderr, flush=True)
+        return False
+    (LIVE / "writer-tokenizer.json").write_text(blob["tokenizer"], encoding="utf-8")
+    options = vars(_parser().parse_args([]))  # the command's defaults
+    defaults = {k: options[k] for k in ("temperature", "top_k", "top_p", "seed",
+                                        "max_new_tokens")}
+    manifest.update(bos_id=tokenizer.bos_id, eos_id=tokenizer.eos_id, defaults=defaults,
+                    tokenizer_js=has_tokenizer(), runtime=has_runtime())
+    manifest["files"]["writer-tokenizer.json"] = (LIVE / "writer-tokenizer.json").stat().st_size
+    (LIVE / "writer.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    mb = sum(manifest["files"].values()) / 1e6
+    print(f"Live writer: ONNX export in {time.perf_counter() - start:.1f} s "
           f"({mb:.1f} MB in _static/live/).", flush=True)
     return True
 

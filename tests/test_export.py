@@ -1,5 +1,5 @@
-"""illustrated.export: the ONNX graphs of the live translator page, run by onnxruntime,
-against the PyTorch model on held-out sentences."""
+"""illustrated.export: the ONNX graphs of the live translator page and of the live writer
+page, run by onnxruntime, against the PyTorch models on held-out sentences."""
 import sys
 from pathlib import Path
 
@@ -8,19 +8,23 @@ import pytest
 import torch
 
 from illustrated.decoding import _step, greedy_decode
-from illustrated.export import (DECODER_FILE, ENCODER_FILE, WEIGHTS_FILE, DecoderGraph,
-                                EncoderGraph, export_translator)
+from illustrated.export import (DECODER_FILE, ENCODER_FILE, WEIGHTS_FILE, WRITER_FILE,
+                                WRITER_WEIGHTS, DecoderGraph, EncoderGraph, WriterGraph,
+                                export_translator, export_writer)
+from illustrated.lm_training import SHIPPED_LM, load_lm
 from illustrated.masks import padding_mask
+from illustrated.sampling import generate
 from illustrated.translator import MAX_LEN, SHIPPED_REAL, load_translator
 
 ort = pytest.importorskip("onnxruntime")
-pytestmark = pytest.mark.skipif(not SHIPPED_REAL.exists(), reason="no real checkpoint")
 N_SENTENCES = 32  # held-out sentences (the test split), as the browser check types
 TOL = dict(rtol=1e-5, atol=1e-5)
 
 
 @pytest.fixture(scope="module")
 def shipped():
+    if not SHIPPED_REAL.exists():
+        pytest.skip("no real checkpoint")
     model, tokenizer, _ = load_translator()
     return model, tokenizer
 
@@ -134,6 +138,94 @@ def test_script_says_why_and_fails(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(export_onnx, "CHECKPOINT", bad)
     monkeypatch.setattr(export_onnx, "SOURCES", (bad,))
     monkeypatch.setattr(export_onnx, "LIVE", tmp_path / "live")
+    monkeypatch.setattr(export_onnx, "WRITER", bad)
+    monkeypatch.setattr(export_onnx, "WRITER_SOURCES", (bad,))
     assert export_onnx.export_onnx() is False
     err = capsys.readouterr().err
     assert "live translator will not run" in err and "translator.pt" in err
+    assert "live writer will not run" in err
+
+
+# ------------------------------------------------------------------ the live writer
+@pytest.fixture(scope="module")
+def writer(tmp_path_factory):
+    if not SHIPPED_LM.exists():
+        pytest.skip("no decoder-only checkpoint")
+    model, tokenizer, _ = load_lm()
+    folder = tmp_path_factory.mktemp("writer")
+    info = export_writer(model, folder)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(str(folder / WRITER_FILE), options)
+    return model, tokenizer, folder, info, session
+
+
+class OnnxWriter(torch.nn.Module):
+    """The exported graph as generate() calls a model without a cache: each call reads
+    the whole prefix and gives the next token's row (the only one generate reads)."""
+
+    def __init__(self, session, config):
+        super().__init__()
+        self.session, self.config = session, config
+        self.anchor = torch.nn.Parameter(torch.zeros(1))  # generate asks for a device
+
+    def forward(self, tokens, cache=None):
+        assert cache is None
+        logp, = self.session.run(None, {"ids": tokens.numpy()})  # (1, V)
+        return torch.from_numpy(logp)[:, None]  # (1, 1, V)
+
+
+def prompts(tokenizer, n=8):
+    """The first words of held-out (test split) English sentences: ``[bos, ...]``."""
+    from illustrated.corpus import load_split
+
+    return [tokenizer.encode(" ".join(en.split()[:1 + i % 4]))[:-1]
+            for i, (_, en) in enumerate(load_split().test[:n])]
+
+
+def test_writer_step_matches_pytorch(writer):
+    """The next token's log-probabilities after held-out prompts, after prefixes of every
+    length up to max_len, as the model's own forward gives them."""
+    model, tokenizer, _, _, session = writer
+    g = torch.Generator().manual_seed(0)
+    long = torch.randint(4, model.config.vocab, (model.config.max_len,), generator=g)
+    for ids in prompts(tokenizer) + [long[:T].tolist() for T in (1, 2, 17, 63, 64)]:
+        x = torch.tensor([ids])  # (1, T)
+        logp, = session.run(None, {"ids": x.numpy()})  # (1, V)
+        with torch.no_grad():
+            want = model(x)[:, -1]  # (1, V)
+        np.testing.assert_allclose(logp, want.numpy(), **TOL)
+
+
+def test_writer_generates_as_python(writer):
+    """generate() over the exported graph (no cache) writes the ids it writes over the
+    model (with its cache): greedy and sampled with fixed seeds and settings."""
+    model, tokenizer, _, _, session = writer
+    graph = OnnxWriter(session, model.config)
+    settings = [dict(temperature=0.0), dict(seed=1), dict(temperature=0.8, top_k=40, seed=7),
+                dict(temperature=1.2, top_p=0.9, seed=2**32 - 1)]
+    for i, ids in enumerate(prompts(tokenizer, 4)):
+        options = settings[i % len(settings)]
+        want = generate(model, ids, 20, eos_id=tokenizer.eos_id, **options)
+        got = generate(graph, ids, 20, use_cache=False, eos_id=tokenizer.eos_id, **options)
+        assert got == want, (ids, options)
+
+
+def test_writer_weights_once_and_bad_input(writer, shipped):
+    model, _, folder, info, _ = writer
+    c = model.config
+    params = sum(p.numel() for p in model.parameters())  # the tied matrix counted once
+    size = (folder / WRITER_WEIGHTS).stat().st_size
+    assert 2 * params <= size <= 2 * params + c.max_len * c.d_model * 4 + 64 * 100
+    assert info["files"][WRITER_WEIGHTS] == size and info["max_len"] == c.max_len
+    with pytest.raises(TypeError, match="DecoderOnly"):
+        export_writer(shipped[0], folder)
+    with pytest.raises(TypeError, match="DecoderOnly"):
+        WriterGraph("writer.pt")
+    graph = WriterGraph(model)
+    with pytest.raises(ValueError, match=r"\[0, 4000\)"):
+        graph(torch.tensor([[1, 4000]]))
+    with pytest.raises(ValueError, match="one sequence"):
+        graph(torch.tensor([[1, 5], [1, 6]]))
+    with pytest.raises(ValueError, match="max_len=64"):
+        graph(torch.ones(1, 65, dtype=torch.long))

@@ -146,6 +146,82 @@ const ZH = {
   },
 };
 
+// The live writer's words (writer.mjs). The refusals are the words of
+// `python -m illustrated.generate` for the same input.
+EN.writer = {
+  loading: EN.loading,
+  ready: (mb) => `Ready. The first press of Write loads the model and onnxruntime (${mb} MB).`,
+  writing: (n) => `Writing: ${n} pieces so far …`,
+  written: (n, seconds, ended) => `Wrote ${n} pieces in ${seconds} s, in this browser; ` +
+    (ended ? "the model ended the text (<eos>)." : "it stopped at the limit."),
+  stepAfter: (i, before) => `Step ${i}, after: ${before}`,
+  kept: (n, V, u) => `${n} of ${V} pieces can be drawn; u = ${u}. The ${TOP_SHOWN} most ` +
+    "likely, and the one drawn:",
+  drawn: "← drawn",
+  where: (i, n) => `Step ${i} of ${n}`,
+  pieceTitle: (i, id) => `step ${i}: token ${id}`,
+  failed: (message) => `The writer failed: ${message}`,
+  noModel: "This build of the book has no model files for the writer (`make book` " +
+    "exports them from chapters/data/tatoeba/writer.pt; its messages say why it could not).",
+  noRuntime: EN.noRuntime.replace("translator's", "writer's"),
+  noTokenizer: EN.noTokenizer,
+  cannotStart: (message) => `The writer could not start: ${message}`,
+  labels: {},
+  // The command's words (argparse, _cli.at_least, sampling.check_sampling, generate.SEEDS
+  // and generate.TOO_LONG), word for word: tests/test_live_writer.py compares them.
+  INVALID: "argument {option}: invalid {kind} value: {value}",
+  NOT_INTEGER: "argument {option}: expected an integer, got {value}",
+  AT_LEAST: "argument {option}: must be {low} or more, got {value}",
+  TEMPERATURE: "temperature must be a finite number >= 0 (0: greedy), got temperature={value}",
+  TOP_K: "top_k must be >= 0 (0: off), got top_k={value}",
+  TOP_P: "top_p must be in (0, 1] (1: off), got top_p={value}",
+  SEEDS: "the seeds SEED..SEED+N-1 must be below 2**32, got --seed {seed} --samples {samples}",
+  TOO_LONG: "the prompt is {n} pieces long; the model writes at most {room} pieces in all, " +
+    "so it must be shorter than {room} pieces to leave room for one new piece",
+};
+ZH.writer = {
+  loading: ZH.loading,
+  ready: (mb) => `准备就绪。第一次按“续写”时会加载模型和 onnxruntime（${mb} MB）。`,
+  writing: (n) => `正在续写：已写出 ${n} 个片段 …`,
+  written: (n, seconds, ended) => `写出 ${n} 个片段，在本浏览器中耗时 ${seconds} 秒；` +
+    (ended ? "模型自己结束了文本（<eos>）。" : "写到上限为止。"),
+  stepAfter: (i, before) => `第 ${i} 步，接在后面：${before}`,
+  kept: (n, V, u) => `${V} 个片段中有 ${n} 个可能被抽中；u = ${u}。最可能的 ${TOP_SHOWN} 个，` +
+    "以及抽中的那一个：",
+  drawn: "← 抽中",
+  where: (i, n) => `第 ${i} 步，共 ${n} 步`,
+  pieceTitle: (i, id) => `第 ${i} 步：词元 ${id}`,
+  failed: (message) => `续写出错：${message}`,
+  noModel: "本书的这次构建没有续写器的模型文件（由 `make book` 从 chapters/data/tatoeba/writer.pt " +
+    "导出；它的输出会说明导出失败的原因）。",
+  noRuntime: ZH.noRuntime.replace("翻译器", "续写器"),
+  noTokenizer: ZH.noTokenizer,
+  cannotStart: (message) => `续写器无法启动：${message}`,
+  labels: {
+    prompt: "提示词（英语）",
+    greedyLabel: "贪心",
+    sampleLabel: "采样",
+    temperatureLabel: "温度",
+    maxLabel: "最多片段数",
+    seedLabel: "种子",
+    writeButton: "续写",
+    promptPieces: "模型读入的提示词片段：",
+    writtenTitle: "写出的片段（点击一个可查看那一步）：",
+    stepsTitle: "每一步的下一片段分布",
+    stepSlider: "步骤",
+  },
+  INVALID: "参数 {option}：无效的 {kind} 值：{value}",
+  NOT_INTEGER: "参数 {option}：需要一个整数，而输入的是 {value}",
+  AT_LEAST: "参数 {option}：必须是 {low} 或更大，而输入的是 {value}",
+  TEMPERATURE: "温度必须是 >= 0 的有限数（0：贪心），而输入的是 temperature={value}",
+  TOP_K: "top_k 必须 >= 0（0：不限），而输入的是 top_k={value}",
+  TOP_P: "top_p 必须在 (0, 1] 之中（1：不限），而输入的是 top_p={value}",
+  SEEDS: "种子必须小于 2**32，而输入的是 --seed {seed} --samples {samples}",
+  TOO_LONG: "提示词有 {n} 个片段；模型总共最多写 {room} 个片段，所以提示词必须少于 {room} 个片段，" +
+    "才能留出写一个新片段的位置",
+};
+const TOP_SHOWN = 10; // writer.mjs's TOP
+
 // The slider labels in fillSelect: "layer 1" in English, "第 1 层" in Chinese.
 EN.numbered = (name, i) => `${name} ${i}`;
 ZH.numbered = (name, i) => `第 ${i} ${name === ZH.head ? "个头" : name}`;

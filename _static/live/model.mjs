@@ -1,5 +1,6 @@
 // The real translator in the browser: the two ONNX graphs written by scripts/export_onnx.py
-// (illustrated/export.py), run by onnxruntime-web from the site's own files.
+// (illustrated/export.py), run by onnxruntime-web from the site's own files; and the live
+// writer's one graph (LiveWriter).
 
 // Where the files are, relative to this module: _static/live/ and _static/vendor/.
 const LIVE = new URL("./", import.meta.url);
@@ -11,6 +12,14 @@ async function fetchBytes(name, onBytes) {
   const bytes = new Uint8Array(await response.arrayBuffer());
   onBytes(bytes.length);
   return bytes;
+}
+
+// onnxruntime-web, from _static/vendor/.
+async function runtime() {
+  const ort = await import(new URL("ort.wasm.min.mjs", VENDOR).href);
+  ort.env.wasm.wasmPaths = VENDOR.href;
+  ort.env.wasm.numThreads = 1; // no worker threads: no cross-origin isolation needed
+  return ort;
 }
 
 // ids (numbers) -> an int64 tensor of the given shape.
@@ -25,9 +34,7 @@ export class LiveModel {
   }
 
   static async load(manifest, onBytes = () => {}) {
-    const ort = await import(new URL("ort.wasm.min.mjs", VENDOR).href);
-    ort.env.wasm.wasmPaths = VENDOR.href;
-    ort.env.wasm.numThreads = 1; // no worker threads: no cross-origin isolation needed
+    const ort = await runtime();
     const [encoderBytes, decoderBytes, weights] = await Promise.all(
       ["encoder.onnx", "decoder.onnx", "weights.bin"].map((name) => fetchBytes(name, onBytes)));
     // Both graphs read the one shared weights file (illustrated.export._share_weights).
@@ -69,4 +76,27 @@ export function attentionMatrix(tensor, layer, head) {
   const start = ((layer * H) + head) * rows * cols; // the first batch row
   const data = tensor.data.subarray(start, start + rows * cols);
   return { rows, cols, N, H, at: (i, j) => data[i * cols + j] };
+}
+
+// The decoder-only model (illustrated.export.WriterGraph): ids (1, T) -> the
+// log-probabilities of the next token (V), the whole prefix read again at each step.
+export class LiveWriter {
+  constructor(ort, session) {
+    Object.assign(this, { ort, session });
+  }
+
+  static async load(onBytes = () => {}) {
+    const ort = await runtime();
+    const [graph, weights] = await Promise.all(
+      ["writer.onnx", "writer.bin"].map((name) => fetchBytes(name, onBytes)));
+    const session = await ort.InferenceSession.create(graph, {
+      executionProviders: ["wasm"], externalData: [{ path: "writer.bin", data: weights }] });
+    return new LiveWriter(ort, session);
+  }
+
+  // illustrated.sampling._next_logp without a cache: a Float32Array of V.
+  async step(ids) {
+    const out = await this.session.run({ ids: int64(this.ort, ids, [1, ids.length]) });
+    return out.logp.data;
+  }
 }

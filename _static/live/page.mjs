@@ -13,15 +13,11 @@
 import { beamSearch, greedyDecode } from "./decoding.mjs";
 import { heatmap } from "./heatmap.mjs";
 import { Lab } from "./lab.mjs";
+import { fetchJSON, liveBox, translateLabels } from "./app.mjs";
 import { messages as t } from "./messages.mjs";
 import { attentionMatrix, LiveModel } from "./model.mjs";
 
-const root = document.getElementById("lt-app");
-const $ = (selector) => root.querySelector(selector);
-const say = (text, state) => {
-  $("#lt-status").textContent = text;
-  if (state) root.dataset.state = state;
-};
+const { root, $, say } = liveBox("lt-app", "#lt-status");
 
 const api = { runs: 0, last: null, translateIds };
 window.liveTranslator = api;
@@ -195,24 +191,8 @@ async function onSubmit(event) {
   }
 }
 
-// The page's static words in the edition's language (messages.mjs, `labels`).
-function translateLabels() {
-  for (const el of root.querySelectorAll("[data-msg]")) {
-    if (t.labels[el.dataset.msg]) el.textContent = t.labels[el.dataset.msg];
-  }
-  for (const el of root.querySelectorAll("[data-msg-aria]")) {
-    if (t.labels[el.dataset.msgAria]) el.setAttribute("aria-label", t.labels[el.dataset.msgAria]);
-  }
-}
-
-async function fetchJSON(name) {
-  const response = await fetch(new URL(name, import.meta.url));
-  if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
-  return response.json();
-}
-
 async function start() {
-  translateLabels();
+  translateLabels(root, t.labels);
   if (location.protocol === "file:") return; // the page's inline script has said why
   const response = await fetch(new URL("manifest.json", import.meta.url));
   if (!response.ok) {

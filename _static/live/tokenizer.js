@@ -33,7 +33,7 @@ export function pyStrip(text) {
 
 /** illustrated.corpus.clean: NFC, one apostrophe, every run of spaces as one plain space,
  *  stripped. */
-function clean(text) {
+export function clean(text) {
   if (typeof text !== "string") {
     throw new TypeError(`text must be a string, got ${typeof text}`);
   }

@@ -193,16 +193,18 @@ def check_chinese_page(context, origin: str, refs, package) -> list[str]:
     return problems + log
 
 
-def check_file_url(context, html_dir: Path) -> list[str]:
-    """Opened as a file: one line saying to run `make serve` (nothing fetched off file://)."""
+def check_file_url(context, html_dir: Path, name: str = PAGE,
+                   status_id: str = "#lt-status") -> list[str]:
+    """Page ``name`` opened as a file: its status line (``status_id``) says in one line to
+    run `make serve` (nothing fetched off file://). The live writer's page too."""
     page = context.new_page()
     page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:")
                else r.abort())
-    page.goto((html_dir / PAGE).resolve().as_uri(), wait_until="load")
-    status = page.locator("#lt-status").text_content()
+    page.goto((html_dir / name).resolve().as_uri(), wait_until="load")
+    status = page.locator(status_id).text_content()
     page.close()
     if "make serve" not in status:
-        return [f"{PAGE}: live: opened from file:// it says {status!r}, not to run make serve"]
+        return [f"{name}: live: opened from file:// it says {status!r}, not to run make serve"]
     return []
 
 

@@ -1,0 +1,182 @@
+// The live writer page (chapters/live_writer.md): the decoder-only model of
+// illustrated.decoder_only writes after the reader's prompt, one piece at a time, as
+// `python -m illustrated.generate` does. Each step names the Python it mirrors: the form
+// and the prompt are checked and the prompt tokenised as the command does (command.mjs,
+// in the command's words: messages.mjs's `writer`), and the model writes by sampling.mjs's
+// `generate` (illustrated.sampling.generate) over the ONNX graph (model.mjs's LiveWriter).
+//
+// For the browser check (scripts/browser_checks/live_writer.py) the page exposes
+// window.liveWriter: `ready` (a promise), `runs` (presses of Write answered so far),
+// `last` (the last one: prompt ids, written ids, text, refusal) and
+// writeIds(promptIds, options) (ids in, ids and trace out, no tokenizer).
+
+import { checkOptions, promptIds as commandPrompt } from "./command.mjs";
+import { fetchJSON, liveBox, translateLabels } from "./app.mjs";
+import { messages } from "./messages.mjs";
+import { LiveWriter } from "./model.mjs";
+import { generate } from "./sampling.mjs";
+
+const t = messages.writer;
+const TOP = 10; // the bars drawn at each step
+const { root, $, say } = liveBox("lw-app", "#lw-status");
+
+const api = { runs: 0, last: null, writeIds };
+window.liveWriter = api;
+let manifest, tokenizer, modelPromise;
+let shown = null; // the writing on screen: {promptIds, ids, trace}
+
+function model() {
+  if (!modelPromise) {
+    let bytes = 0;
+    const total = (manifest.files["writer.onnx"] + manifest.files["writer.bin"]) / 1e6;
+    modelPromise = LiveWriter.load((n) => {
+      bytes += n;
+      say(t.loading((bytes / 1e6).toFixed(1), total.toFixed(1)));
+    }).catch((error) => { modelPromise = null; throw error; });
+  }
+  return modelPromise;
+}
+
+// illustrated.sampling.generate(model, prompt_ids, max_new_tokens, ...) without a cache;
+// `onStep(record, step)` sees each step as it is written. Returns {ids, trace}.
+async function writeIds(promptIds, { maxNewTokens, temperature = 0, topK = 0, topP = 1,
+                                     seed = 0 } = {}, onStep = () => {}) {
+  const m = await model();
+  const trace = [];
+  const record = { push: (r) => { trace.push(r); onStep(r, trace.length); } };
+  const ids = await generate((prefix) => m.step(prefix), promptIds, {
+    maxNewTokens, maxLen: manifest.max_len, temperature, topK, topP, seed,
+    eosId: manifest.eos_id, trace: record });
+  return { ids, trace };
+}
+
+// The form's fields as the command line reads them: strings (command.mjs parses them).
+function fields() {
+  const value = (id) => $(id).value;
+  return { greedy: $("#lw-greedy").checked, temperature: value("#lw-temperature"),
+           topK: value("#lw-top-k"), topP: value("#lw-top-p"), seed: value("#lw-seed"),
+           maxNewTokens: value("#lw-max") };
+}
+
+function chip(text, cls, title) {
+  const span = document.createElement("span");
+  span.className = cls;
+  span.textContent = text;
+  if (title) span.title = title;
+  return span;
+}
+
+// One step: the TOP most likely pieces of the distribution drawn from, as bars, the one
+// drawn marked (added below them if it is not among them), and the u drawn.
+function drawStep(step) {
+  const { trace, promptIds, ids } = shown;
+  const r = trace[step - 1];
+  const ranked = r.probs.map((p, id) => [p, id]).filter(([p]) => p > 0)
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  const rows = ranked.slice(0, TOP);
+  if (!rows.some(([, id]) => id === r.chosen)) rows.push([r.probs[r.chosen], r.chosen]);
+  const table = document.createElement("table");
+  table.className = "lw-bars";
+  for (const [p, id] of rows) {
+    const tr = table.insertRow();
+    tr.dataset.id = id;
+    if (id === r.chosen) tr.className = "lw-chosen";
+    tr.insertCell().append(chip(tokenizer.pieces([id])[0], "lw-piece"));
+    const bar = document.createElement("span");
+    bar.className = "lw-bar";
+    bar.style.width = `${(100 * p).toFixed(1)}%`;
+    tr.insertCell().append(bar);
+    tr.insertCell().textContent = `${(100 * p).toFixed(1)} %`;
+    tr.insertCell().textContent = id === r.chosen ? t.drawn : "";
+  }
+  const before = tokenizer.pieces([...promptIds, ...ids.slice(0, step - 1)]).join(" ");
+  $("#lw-step-view").replaceChildren(
+    chip(t.stepAfter(step, before), "lw-step-after"),
+    chip(t.kept(ranked.length, r.probs.length, r.u.toFixed(4)), "lw-kept"), table);
+  $("#lw-step").value = step;
+  $("#lw-where").textContent = t.where(step, trace.length);
+  for (const c of $("#lw-written").children) c.classList.toggle("lw-now", +c.dataset.step === step);
+}
+
+// The written pieces as chips; a click shows that step.
+function addPiece(id, step) {
+  const c = chip(tokenizer.pieces([id])[0], "lw-token", t.pieceTitle(step, id));
+  c.dataset.step = step;
+  c.addEventListener("click", () => drawStep(step));
+  $("#lw-written").append(c);
+}
+
+async function onSubmit(event) {
+  event.preventDefault();
+  const prompt = $("#lw-prompt").value;
+  // main(): the options first (argparse, check_sampling), then prompt_ids(...)
+  const parsed = checkOptions(fields(), t);
+  const o = parsed.options;
+  const { ids: promptIds = null, refusal = null } = parsed.refusal ? parsed
+    : commandPrompt(tokenizer, prompt, manifest.max_len, t);
+  const finish = (state, extra) => {
+    api.last = { prompt, promptIds, options: o ?? null, refusal, ...extra };
+    api.runs += 1;
+    root.dataset.state = state;
+  };
+  $("#lw-written").replaceChildren();
+  $("#lw-step-view").replaceChildren();
+  $("#lw-out").hidden = true;
+  if (refusal) {
+    say(refusal);
+    return finish("refused", { ids: null, text: null });
+  }
+  $("#lw-prompt-pieces").replaceChildren(...tokenizer.pieces(promptIds).map(
+    (p) => chip(p, "lw-token lw-prompt-token")));
+  $("#lw-go").disabled = true;
+  root.dataset.state = "busy";
+  shown = { promptIds, ids: [], trace: [] };
+  $("#lw-out").hidden = false;
+  try {
+    const start = performance.now();
+    const { ids, trace } = await writeIds(promptIds, o, (r, step) => {
+      shown.ids.push(r.chosen);
+      shown.trace.push(r);
+      addPiece(r.chosen, step);
+      $("#lw-step").max = step;
+      drawStep(step);
+      say(t.writing(step));
+    });
+    const text = tokenizer.decode([...promptIds, ...ids]);
+    $("#lw-text").textContent = text;
+    const seconds = ((performance.now() - start) / 1000).toFixed(2);
+    say(t.written(ids.length, seconds, ids.at(-1) === manifest.eos_id));
+    finish("done", { ids, text, trace });
+  } catch (error) {
+    say(t.failed(error.message));
+    finish("error", { ids: null, text: null });
+  } finally {
+    $("#lw-go").disabled = false;
+  }
+}
+
+async function start() {
+  translateLabels(root, t.labels);
+  if (location.protocol === "file:") return; // the page's inline script has said why
+  try {
+    manifest = await fetchJSON("writer.json");
+  } catch {
+    return say(t.noModel, "missing");
+  }
+  if (!manifest.runtime) return say(t.noRuntime, "missing");
+  if (!manifest.tokenizer_js) return say(t.noTokenizer, "missing");
+  const [module, json] = await Promise.all([import("./tokenizer.js"),
+                                            fetchJSON("writer-tokenizer.json")]);
+  tokenizer = module.Tokenizer.fromJSON(json);
+  const d = manifest.defaults;
+  for (const [id, v] of [["temperature", d.temperature], ["top-k", d.top_k],
+                         ["top-p", d.top_p], ["seed", d.seed],
+                         ["max", d.max_new_tokens]]) $(`#lw-${id}`).value = v;
+  $("#lw-step").addEventListener("input", () => drawStep(+$("#lw-step").value));
+  $("#lw-form").addEventListener("submit", onSubmit);
+  $("#lw-go").disabled = false;
+  const mb = Object.values(manifest.files).reduce((a, b) => a + b, 0) / 1e6;
+  say(t.ready((mb + manifest.runtime / 1e6).toFixed(0)), "ready");
+}
+
+api.ready = start().catch((error) => say(t.cannotStart(error.message), "error"));
