@@ -1,14 +1,15 @@
 """Sampling: the next token drawn from the model's distribution.
 
 Greedy decoding always takes the most likely token; a language model that
-writes text draws it instead. :func:`next_token_probs` turns one row of
+writes text draws it instead. :func:`next_token_probs` turns a row of
 scores into the distribution to draw from (temperature, then top-k, then
 top-p), :func:`draw` picks a token from it with one uniform number (the
 inverse of the cumulative distribution), and :func:`generate` repeats the
 two until the model says ``<eos>`` or runs out of room. The uniform numbers
 come from :class:`Mulberry32`, which the live page's JavaScript copy of
 these functions (``_static/live/sampling.mjs``) draws bit for bit, so a
-seed gives the same text in the page as here.
+seed gives the same text in the page as here. :func:`generate_many` writes
+one text per seed side by side, in one batch: the chapter's measurements.
 Introduced in chapter 13, The decoder alone.
 """
 from __future__ import annotations
@@ -83,59 +84,69 @@ def check_sampling(temperature=1.0, top_k=0, top_p=1.0) -> None:
 
 
 def check_scores(scores) -> None:
-    """Raise unless ``scores`` is one float row ``(V,)``: no NaN, no +inf,
-    at least one finite value (-inf is a token the model rules out)."""
-    check_tensor(scores, "scores", ndim=1, floating=True)
-    if len(scores) == 0:
+    """Raise unless ``scores`` is a float row ``(V,)`` or a batch of rows
+    ``(B, V)``: no NaN, no +inf, in every row at least one finite value
+    (-inf is a token the model rules out)."""
+    check_tensor(scores, "scores", ndim=(1, 2), floating=True)
+    if scores.shape[-1] == 0:
         raise ValueError("scores must hold one value per token, got none")
-    top = float(scores.max())  # NaN if any is NaN: one pass tells all
-    if math.isnan(top):
-        at = scores.isnan().nonzero().flatten().tolist()
-        raise ValueError(f"scores hold NaN at ids {at[:10]}")
-    if math.isinf(top):
+    top = scores.amax(-1)  # () or (B,): NaN where a row holds NaN
+    if top.isnan().any():
+        at = scores.isnan().nonzero().tolist()  # [[id], ...] or [[row, id], ...]
+        where = "ids" if scores.dim() == 1 else "(row, id)"
+        at = [a[0] for a in at] if scores.dim() == 1 else at
+        raise ValueError(f"scores hold NaN at {where} {at[:10]}")
+    if top.isinf().any():
         raise ValueError("scores must be finite or -inf, with one finite "
-                         f"value at least (max came {top})")
+                         f"value at least in every row (max came "
+                         f"{top[top.isinf()].flatten()[0].item()})")
 
 
 def next_token_probs(scores, temperature=1.0, top_k=0, top_p=1.0):
     """The distribution of the next token, float64.
 
     Args: scores ``(V,)`` logits or log-probabilities (the same result:
-    softmax ignores a constant shift); temperature: divides the scores
-    before the softmax, 0 = greedy (all mass on the argmax, the first of
-    equal maxima, as ``torch.argmax``; top_k and top_p then do nothing);
-    top_k: keep the ``k`` most likely tokens (0 or k >= V: all); top_p:
-    keep the fewest most likely tokens whose probabilities sum to
-    ``top_p`` or more (1: all; the most likely token always stays). Both
-    rank tokens by probability, ties by the lower id first, so top-k
-    keeps exactly ``k``. top-p reads what top-k left, renormalised.
-    Returns: ``(V,)`` float64, summing to 1, zero outside the kept set.
+    softmax ignores a constant shift), or a batch of rows ``(B, V)``, each
+    row on its own; temperature: divides the scores before the softmax,
+    0 = greedy (all mass on the argmax, the first of equal maxima, as
+    ``torch.argmax``; top_k and top_p then do nothing); top_k: keep the
+    ``k`` most likely tokens (0 or k >= V: all); top_p: keep the fewest
+    most likely tokens whose probabilities sum to ``top_p`` or more (1:
+    all; the most likely token always stays). Both rank tokens by
+    probability, ties by the lower id first, so top-k keeps exactly ``k``.
+    top-p reads what top-k left, renormalised.
+    Returns: the shape of ``scores``, float64, each row summing to 1, zero
+    outside the kept set.
     """
     check_scores(scores)
     check_sampling(temperature, top_k, top_p)
-    s = scores.double()  # (V,)
+    s = scores.double()  # (..., V)
     if temperature == 0:
-        probs = torch.zeros_like(s)
-        probs[s.argmax()] = 1.0
-        return probs
+        best = s.argmax(-1, keepdim=True)  # (..., 1)
+        return torch.zeros_like(s).scatter(-1, best, 1.0)  # (..., V)
     # shift before dividing: a tiny temperature then gives -inf, not NaN
-    probs = torch.softmax((s - s.max()) / temperature, dim=0)  # (V,)
+    top = s.amax(-1, keepdim=True)  # (..., 1)
+    probs = torch.softmax((s - top) / temperature, dim=-1)  # (..., V)
     return _keep_most_likely(probs, top_k, top_p)
 
 
 def _keep_most_likely(probs, top_k, top_p):
     """Top-k, then top-p on what top-k kept (renormalised), then
-    renormalised again: ``(V,)`` in, ``(V,)`` out."""
-    V = len(probs)
-    ranked, order = probs.sort(descending=True, stable=True)  # (V,)
+    renormalised again: ``(..., V)`` in, ``(..., V)`` out."""
+    V = probs.shape[-1]
+    ranked, order = probs.sort(dim=-1, descending=True, stable=True)  # (..., V)
     n = V if top_k == 0 else min(top_k, V)
-    ranked = ranked[:n] / ranked[:n].sum()  # (n,)
+    ranked = ranked[..., :n]  # (..., n)
+    ranked = ranked / ranked.sum(-1, keepdim=True)  # (..., n)
     if top_p < 1:
-        cum = ranked.cumsum(0)  # (n,) running sums, in rank order
-        n = min(int(torch.searchsorted(cum, top_p)) + 1, n)
-    kept = torch.zeros_like(probs)  # (V,)
-    kept[order[:n]] = ranked[:n]
-    return kept / kept.sum()  # (V,)
+        cum = ranked.cumsum(-1)  # (..., n) running sums, in rank order
+        above = cum[..., :-1]  # (..., n-1): the mass ranked above the next
+        # a token stays while what is ranked above it is still below top_p
+        stays = torch.cat([torch.ones_like(cum[..., :1], dtype=torch.bool),
+                           above < top_p], -1)  # (..., n)
+        ranked = ranked * stays  # (..., n)
+    kept = torch.zeros_like(probs).scatter(-1, order[..., :n], ranked)
+    return kept / kept.sum(-1, keepdim=True)  # (..., V)
 
 
 def draw(probs, u: float) -> int:
@@ -188,8 +199,8 @@ def generate(model, prompt_ids, max_new_tokens, temperature=1.0, top_k=0,
     ``model.config.max_len``. With ``use_cache`` the model reads the prompt
     in one call and then only the newest id (its cache holds the rest);
     without, the whole sequence each step: the same ids, more products.
-    Args: model: ``model(tokens, cache=None)`` with ``tokens`` ``(1, T)``
-    returns log-probabilities ``(1, T, V)``; prompt_ids: list of ints, e.g.
+    Args: model: ``model(tokens, cache=None)`` with ``tokens`` ``(B, T)``
+    returns log-probabilities ``(B, T, V)``; prompt_ids: list of ints, e.g.
     ``[bos_id, ...]``; trace: a list to which each step appends
     ``{"model", "probs", "u", "chosen"}`` (the model's own distribution
     and the one drawn from, ``V`` floats each; the uniform number; the id
@@ -198,30 +209,58 @@ def generate(model, prompt_ids, max_new_tokens, temperature=1.0, top_k=0,
     """
     _check_generate(model, prompt_ids, max_new_tokens, temperature, top_k,
                     top_p, seed, use_cache, eos_id, trace)
-    rng, ids, new = Mulberry32(seed), list(prompt_ids), []
+    return _write(model, prompt_ids, [Mulberry32(seed)], max_new_tokens,
+                  (temperature, top_k, top_p), use_cache, eos_id, trace)[0]
+
+
+def generate_many(model, prompt_ids, seeds, max_new_tokens, temperature=1.0,
+                  top_k=0, top_p=1.0, eos_id=2):
+    """:func:`generate` once per seed, the rows side by side in one batch:
+    the model reads ``(len(seeds), T)`` ids per step instead of ``(1, T)``,
+    which is much faster than one call of ``generate`` per seed. Row ``b``
+    draws with ``Mulberry32(seeds[b])``, so it writes what
+    ``generate(..., seed=seeds[b])`` writes (tests compare them); a row that
+    has written ``eos_id`` stops growing while the others go on.
+    Returns: one list of new ids per seed.
+    """
+    _check_generate(model, prompt_ids, max_new_tokens, temperature, top_k,
+                    top_p, 0, True, eos_id)
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("seeds must hold one seed at least, got none")
+    rngs = [Mulberry32(seed) for seed in seeds]  # checks every seed
+    return _write(model, prompt_ids, rngs, max_new_tokens,
+                  (temperature, top_k, top_p), True, eos_id)
+
+
+def _write(model, prompt_ids, rngs, max_new_tokens, setting, use_cache,
+           eos_id, trace=None):
+    """The loop of :func:`generate` and :func:`generate_many`: one row per
+    generator in ``rngs``, all from the same prompt, so the rows stay the
+    same length (a finished row is still fed, its new ids not kept)."""
+    device = next(model.parameters()).device
+    B = len(rngs)
+    ids = torch.tensor([list(prompt_ids)] * B, device=device)  # (B, P)
+    rows = [[] for _ in rngs]
+    room = model.config.max_len - len(prompt_ids)  # new ids that fit
     with _evaluating(model):
         cache = model.new_cache() if use_cache else None
-        fed = 0  # the ids the cache holds already
-        room = model.config.max_len - len(ids)  # new ids that still fit
-        while len(new) < min(max_new_tokens, room):
-            logp = _next_logp(model, ids, fed, cache)  # (V,)
-            fed = len(ids) if use_cache else 0
-            probs = next_token_probs(logp, temperature, top_k, top_p)
-            u = rng.random()
-            new.append(draw(probs, u))
-            ids.append(new[-1])
-            if trace is not None:
-                trace.append({"model": logp.exp().tolist(),
-                              "probs": probs.tolist(), "u": u,
-                              "chosen": new[-1]})
-            if new[-1] == eos_id:
+        fed = 0  # the positions the cache holds already
+        for _ in range(min(max_new_tokens, room)):
+            logp = model(ids[:, fed:], cache=cache)[:, -1]  # (B, V)
+            fed = ids.shape[1] if use_cache else 0
+            probs = next_token_probs(logp, *setting)  # (B, V)
+            us = [rng.random() for rng in rngs]
+            new = [draw(p, u) for p, u in zip(probs, us)]
+            if trace is not None:  # generate's one row
+                trace.append({"model": logp[0].exp().tolist(),
+                              "probs": probs[0].tolist(), "u": us[0],
+                              "chosen": new[0]})
+            for row, i in zip(rows, new):
+                if eos_id not in row:
+                    row.append(i)
+            if all(eos_id in row for row in rows):
                 break
-    return new
-
-
-def _next_logp(model, ids, fed, cache):
-    """Log-probabilities ``(V,)`` of the token after ``ids``: the model
-    reads ``ids[fed:]``, the ids its cache has not seen (all without)."""
-    device = next(model.parameters()).device
-    tokens = torch.tensor([ids[fed:]], device=device)  # (1, T - fed)
-    return model(tokens, cache=cache)[0, -1]  # (V,)
+            new_ids = torch.tensor(new, device=device)[:, None]  # (B, 1)
+            ids = torch.cat([ids, new_ids], 1)  # (B, T + 1)
+    return rows

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from illustrated.decoder_only import DecoderOnly, DecoderOnlyConfig
-from illustrated.sampling import Mulberry32, draw, generate, next_token_probs
+from illustrated.sampling import Mulberry32, draw, generate, generate_many, next_token_probs
 
 # The classic JavaScript mulberry32 (a += 0x6D2B79F5; Math.imul ...; >>> 0),
 # run under Node 20: its first three numbers for each seed.
@@ -150,7 +150,10 @@ def test_draws_follow_the_probabilities():
     (lambda: next_token_probs(torch.zeros(3), top_p=0), ValueError, r"top_p must be in \(0"),
     (lambda: next_token_probs(torch.zeros(3), top_p=1.5), ValueError, "top_p=1.5"),
     (lambda: next_token_probs(torch.zeros(3), top_p=math.nan), ValueError, "top_p=nan"),
-    (lambda: next_token_probs(torch.zeros(2, 3)), ValueError, "scores must be 1-D"),
+    (lambda: next_token_probs(torch.zeros(2, 3, 4)), ValueError,
+     "scores must be 1-D or 2-D"),
+    (lambda: next_token_probs(torch.tensor([[0.0, 1.0], [math.nan, 0.0]])), ValueError,
+     r"NaN at \(row, id\) \[\[1, 0\]\]"),
     (lambda: next_token_probs(torch.zeros(3, dtype=torch.long)), TypeError, "floating"),
     (lambda: next_token_probs(torch.zeros(0)), ValueError, "got none"),
     (lambda: next_token_probs(torch.tensor([0.0, math.nan])), ValueError, r"NaN at ids \[1\]"),
@@ -199,6 +202,35 @@ def test_the_cache_changes_the_work_not_the_ids(model, options):
     assert torch.allclose(torch.tensor([t["probs"] for t in trace]),
                           torch.tensor([t["probs"] for t in trace0]), atol=1e-6)
     assert (read, read0) == (3 + 7, sum(range(3, 11)))  # prompt, then one a step
+
+
+@pytest.mark.parametrize("options", [dict(temperature=1.0), dict(top_p=0.8),
+                                     dict(temperature=1.5, top_k=3)])
+def test_many_seeds_side_by_side_write_what_generate_writes(model, options):
+    seeds = range(20, 32)
+    endless = generate_many(model, [1, 5], seeds, 10, eos_id=-1, **options)
+    # as eos, the id written most often: some rows end early, some fill max_len
+    eos = max(range(11), key=lambda i: sum(i in row for row in endless))
+    rows = generate_many(model, [1, 5], seeds, 10, eos_id=eos, **options)
+    assert rows == [generate(model, [1, 5], 10, seed=s, eos_id=eos, **options)
+                    for s in seeds]
+    assert len({len(r) for r in rows}) > 1  # the batch held rows of every length
+
+
+def test_a_batch_of_rows_is_each_row_on_its_own():
+    scores = torch.randn(5, 30, generator=torch.Generator().manual_seed(0))
+    for options in RUNS[:4]:
+        options = {k: v for k, v in options.items() if k != "seed"}
+        rows = torch.stack([next_token_probs(row, **options) for row in scores])
+        assert torch.equal(next_token_probs(scores, **options), rows)
+
+
+@pytest.mark.parametrize("seeds, error, words", [
+    ([], ValueError, "one seed at least"), ([1, -1], ValueError, "seed must be in"),
+    ([1.5], TypeError, "seed must be an int")])
+def test_bad_seeds_are_named(model, seeds, error, words):
+    with pytest.raises(error, match=words):
+        generate_many(model, [1], seeds, 3)
 
 
 def test_a_seed_gives_the_same_ids_again(model):
