@@ -55,8 +55,11 @@ def _check_forward(model, tokens, cache=None) -> None:
     if cache is not None:
         if not (isinstance(cache, list) and len(cache) == len(model.layers)
                 and all(isinstance(c, KVCache) for c in cache)):
+            came = (f"a list of {len(cache)}: "
+                    f"{', '.join(sorted({type(c).__name__ for c in cache})) or 'empty'}"
+                    if isinstance(cache, list) else type(cache).__name__)
             raise TypeError(f"cache must be a list of {len(model.layers)} KVCache, one "
-                            f"per layer (model.new_cache()), got {type(cache).__name__}")
+                            f"per layer (model.new_cache()), got {came}")
         held = cache[0].k
         if held is not None and held.shape[0] != tokens.shape[0]:
             raise ValueError(f"tokens has batch size {tokens.shape[0]} but the cache holds "

@@ -118,10 +118,11 @@ class DecoderGraph(nn.Module):
 
 
 class WriterGraph(nn.Module):
-    """One writing step of the decoder-only model, as ``illustrated.sampling._next_logp``
-    without a cache: the whole prefix is read again, the last position's row returned."""
+    """One writing step of the decoder-only model, as :func:`illustrated.sampling.generate`
+    takes it without a cache: the whole prefix is read again, the last position's row
+    returned."""
 
-    def __init__(self, model):  # a DecoderOnly (not in the API page's modules)
+    def __init__(self, model: DecoderOnly):
         super().__init__()
         _check_model(model, DecoderOnly)
         self.model = model

@@ -82,7 +82,9 @@ def test_same_seed_same_weights():
     (lambda m: m(torch.zeros(3, dtype=torch.long)), ValueError, "2-D"),
     (lambda m: m(torch.zeros(1, 13, dtype=torch.long)), ValueError, "max_len=12"),
     (lambda m: m(torch.zeros(1, 3, dtype=torch.long), cache=[None]), TypeError,
-     "one per layer"),
+     "got a list of 1: NoneType"),
+    (lambda m: m(torch.zeros(1, 3, dtype=torch.long), cache={}), TypeError,
+     "one per layer (model.new_cache()), got dict"),
 ])
 def test_bad_input_is_named(call, error, words):
     with pytest.raises(error, match=None) as caught:
