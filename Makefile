@@ -162,24 +162,28 @@ bench: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) benchmarks/real_train.py
 	$(PY) benchmarks/summary.py
 
-# The small trained translator that chapters 10 and 11 load (38 s on a quiet 2-core CPU, README). The
-# committed file makes the chapters' numbers the same on every CPU; retrain only on purpose.
+# The files the package ships (illustrated/shipped/, package data; illustrated.shipped names
+# each), each rewritten by one target. The committed files make the chapters' numbers the
+# same on every CPU; retrain only on purpose.
+#
+# The small trained translator that chapters 10 and 11 load (38 s on a quiet 2-core CPU,
+# README).
 checkpoint: $(STAMP)
-	$(PY) -m illustrated.train --out chapters/data/translator.pt
+	$(PY) -m illustrated train --out illustrated/shipped/toy_translator.pt
 
 # The real translator of the chapter Real sentences (Tatoeba French -> English): the BPE
-# tokenizer, then the laptop preset's steps, then its evaluation on the test set
-# (illustrated.evaluate: evaluation.json): 16 min 55 s in all on a quiet 2-core CPU, 16 min
-# of it training. The committed files make the chapter's numbers the same on every CPU.
+# tokenizer, then the laptop preset's steps, then its evaluation on the test set, which the
+# chapter reads from chapters/data/tatoeba/evaluation.json: 16 min 55 s in all on a quiet
+# 2-core CPU, 16 min of it training.
 checkpoint-real: $(STAMP)
-	$(PY) -m illustrated.train --corpus tatoeba --new-tokenizer --state checkpoints/real-state.pt \
-	  --out chapters/data/tatoeba/translator.pt
-	$(PY) -m illustrated.evaluate
+	$(PY) -m illustrated train --corpus tatoeba --new-tokenizer --state checkpoints/real-state.pt \
+	  --out illustrated/shipped/tatoeba/translator.pt
+	$(PY) -m illustrated evaluate --out chapters/data/tatoeba/evaluation.json
 
-# The decoder-only model of the chapter The decoder alone (chapters/data/tatoeba/writer.pt),
+# The decoder-only model of the chapter The decoder alone (illustrated/shipped/tatoeba/writer.pt),
 # trained on the English sentences of the same training split with the same tokenizer, on one
 # thread as the shipped file was (447 s on a quiet 2-core CPU; this machine wrote the same
 # weights bit for bit again). The file records its training time (wall and CPU seconds) and
 # its development perplexity.
 checkpoint-lm: $(STAMP)
-	OMP_NUM_THREADS=1 $(PY) -m illustrated.lm_training --out chapters/data/tatoeba/writer.pt
+	OMP_NUM_THREADS=1 $(PY) -m illustrated train-writer --out illustrated/shipped/tatoeba/writer.pt

@@ -10,9 +10,9 @@ import time
 
 from _common import progress, report
 
-from illustrated.corpus import load_split
 from illustrated.fused import fuse
-from illustrated.translator import load_translator, translate
+from illustrated.translator.corpus import load_split
+from illustrated.translator.inference import load_translator, translate
 
 BEAM = 4
 

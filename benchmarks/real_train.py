@@ -2,17 +2,18 @@
 same-shape model built on ``torch.nn.Transformer``, measured side by side in one run.
 
 Both models train on the same real batches (the Tatoeba training pairs in 1,500-token
-bucketed batches, as ``python -m illustrated.train --corpus tatoeba`` makes them) with the
-same loss (label smoothing 0.1, :func:`illustrated.trainer.smoothed_loss_sum`), Adam, dropout
-0.1, float32 on the CPU. Ours runs as the trainer runs it (the fused attention kernel, one
-matrix shared by the embeddings and the output layer); PyTorch's gets deep copies of our
+bucketed batches, as ``python -m illustrated train --corpus tatoeba`` makes them) with the
+same loss (label smoothing 0.1, :func:`illustrated.translator.step.smoothed_loss_sum`),
+Adam, dropout 0.1, float32 on the CPU. Ours runs as the trainer runs it (the fused
+attention kernel, one matrix shared by the embeddings and the output layer); PyTorch's gets deep copies of our
 embeddings and output layer around ``nn.Transformer`` (whose encoder and decoder end with
 a LayerNorm more). Calls alternate, ours then PyTorch's, so a change of load hits both.
 
     OMP_NUM_THREADS=1 python benchmarks/real_train.py [--full]
 
 Not part of ``make test``. The shipped model's BLEU, greedy and beam, is in
-``chapters/data/tatoeba/translator.pt`` (``scores``), written by ``make checkpoint-real``.
+``illustrated/shipped/tatoeba/translator.pt`` (``scores``), written by ``make
+checkpoint-real``.
 """
 import copy
 
@@ -21,12 +22,13 @@ from torch import nn
 
 from _common import alternate, full_flag, progress, report
 
-from illustrated.batching import token_batches
-from illustrated.corpus import load_split
 from illustrated.data import make_batch
 from illustrated.model import Transformer
-from illustrated.tokenizer import SubwordTokenizer
-from illustrated.trainer import RealConfig, model_config, smoothed_loss_sum
+from illustrated.translator.batching import token_batches
+from illustrated.translator.corpus import load_split
+from illustrated.translator.step import smoothed_loss_sum
+from illustrated.translator.tokenizer import SubwordTokenizer
+from illustrated.translator.training import RealConfig, model_config
 
 
 class TorchTransformer(nn.Module):

@@ -41,10 +41,10 @@ def one(over: dict) -> dict:
     """Train one configuration (in this process) and describe the run."""
     import torch
 
-    from illustrated.corpus import load_split
-    from illustrated.tokenizer import SubwordTokenizer
-    from illustrated.trainer import RealConfig, train_real
-    from illustrated.translator import translate
+    from illustrated.translator.corpus import load_split
+    from illustrated.translator.inference import translate
+    from illustrated.translator.tokenizer import SubwordTokenizer
+    from illustrated.translator.training import RealConfig, train_real
 
     torch.set_num_threads(1)
     cfg = dataclasses.replace(RealConfig(), **over)

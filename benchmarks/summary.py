@@ -97,7 +97,7 @@ def main():
                                 f"{r['one_at_a_time_equal']} of {r['one_at_a_time_sample']} "
                                 f"sampled translations equal)", "status": "info"})
     command = load("translate_command")
-    check(lines, "python -m illustrated.translate on the test sentences, greedy, sentences/s",
+    check(lines, "python -m illustrated translate on the test sentences, greedy, sentences/s",
           command, "command_sent_s", 100, at_most=False, unit=" sentences/s")
     if command:
         r = command[0]

@@ -7,7 +7,7 @@ padding. (``nn.Transformer`` also ends its encoder and decoder with a LayerNorm,
 post-norm model has not: a little more work on PyTorch's side.) Two ratios: ``ratio`` for
 our default teaching path (every attention keeps its weights for the figures) and
 ``lean_ratio`` for the lean path (``need_weights=False`` everywhere, as
-:func:`illustrated.trainer.train_real` trains: the fused kernel, the causal mask as
+:func:`illustrated.translator.training.train_real` trains: the fused kernel, the causal mask as
 ``is_causal``).
 
     python benchmarks/train_step.py [--full]

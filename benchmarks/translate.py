@@ -1,16 +1,16 @@
 """Sentences per second of the translator the book ships, on the held-out test set.
 
 Greedy and beam search (k = 4, length penalty 0.6) of the inference copy that serves
-(:func:`illustrated.fused.fuse`) through :func:`illustrated.translator.translate`, which
+(:func:`illustrated.fused.fuse`) through :func:`illustrated.translator.inference.translate`, which
 decodes batches of sentences of similar lengths (beam search through
 :func:`illustrated.decoding.beam_search_batch`). For comparison, beam search one sentence
 at a time (:func:`illustrated.decoding.beam_search`, as ``translate`` did before) on a
 sample of the test set, checked to give the same translations as the batched search.
 
-And the command, ``python -m illustrated.translate``: its ``main()`` reading a file of the
+And the command, ``python -m illustrated translate``: its ``main()`` reading a file of the
 test sentences, one per line, on stdin (stdout captured), greedy, from the checkpoint read
 to the last line printed, against a direct ``translate()`` call on the same sentences
-(:func:`~illustrated.translator.prepare`-d, the same fused model and thread
+(:func:`~illustrated.translator.inference.prepare`-d, the same fused model and thread
 count as the command's): the command's target is 100 sentences/s, and its translations
 must be the direct call's.
 
@@ -29,12 +29,13 @@ import torch
 
 from _common import full_flag, progress, report
 
-from illustrated import translate as command
-from illustrated.corpus import load_split
+from illustrated.commands import translate as command
+from illustrated.commands.common import torch_threads
 from illustrated.decoding import beam_search
 from illustrated.fused import fuse
-from illustrated.limits import split_sentences
-from illustrated.translator import MAX_LEN, load_translator, prepare, translate
+from illustrated.translator.corpus import load_split
+from illustrated.translator.inference import MAX_LEN, load_translator, prepare, translate
+from illustrated.translator.limits import split_sentences
 
 BEAM, ALPHA = 4, 0.6
 
@@ -86,7 +87,7 @@ def command_vs_direct(rounds: int = 2):
         cpu["command"].append(c)
         progress(2 * i + 1, 2 * rounds, f"command: {len(src)} lines in {t:.1f} s (status "
                  f"{status}, {len(err.splitlines())} lines on stderr)")
-        with command._threads(threads):
+        with torch_threads(threads, default=None):  # as the command's --threads
             direct, t, c = cpu_timed(lambda: translate(model, tok, prepared))
         times["direct"].append(t)
         cpu["direct"].append(c)
@@ -103,7 +104,7 @@ def command_vs_direct(rounds: int = 2):
            "lines_out": len(lines), "equal": sum(a == b for a, b in zip(lines, joined)),
            "threads": threads}
     report("translate_command", [row], list(row),
-           note=f"python -m illustrated.translate < test sentences (greedy, --threads "
+           note=f"python -m illustrated translate < test sentences (greedy, --threads "
                 f"{threads}) vs translate() on them; fastest of {rounds}")
 
 

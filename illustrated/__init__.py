@@ -1,39 +1,43 @@
 """illustrated: the companion package of *The Illustrated Transformer, tested*.
 
 Every chapter of the book imports its model parts from here, and ``tests/`` proves
-them against PyTorch's own modules. One concept lives in one module:
+them against PyTorch's own modules. One concept lives in one module. The top level is the
+small core the chapters build, in the order they teach it:
 
 ==================  ========================================================  =========
 module              what it holds                                             chapter
 ==================  ========================================================  =========
-``masks``           padding and causal (subsequent) masks                     6
 ``attention``       scaled dot-product attention, multi-head attention        3-5
-``kv_cache``        the keys and values kept between decoding steps           10, 13, 15
-``fused``           ``fuse(model)``: the fast copy in PyTorch's layout        5, 12
+``masks``           padding and causal (subsequent) masks                     6
 ``positional``      sinusoidal positional encoding                            7
 ``layers``          embeddings, feed-forward, residual+norm, enc/dec layers   8-9
 ``model``           the full encoder-decoder ``Transformer``                  1, 9
-``draw``            figures computed from tensors                             all
-``explorers``       interactive charts of key experiments, for the website    2-10
-``words``           the figures' words in each edition (English, Chinese)     all
-``exercises``       auto-checkers for the end-of-chapter exercises            2-16
+``kv_cache``        the keys and values kept between decoding steps           10, 13, 15
+``decoding``        greedy decoding with a key/value cache, beam search       10
 ``data``            toy French-English corpus, vocabulary, batching           11
 ``loss``            label-smoothed loss (KL form)                             11
-``decoding``        greedy decoding with a key/value cache, beam search       10
 ``schedule``        the paper's learning-rate schedule                        11
-``train``           training loop, checkpoints; ``python -m``                 11
-``translate``       the ``python -m illustrated.translate`` command           11, 12
-``corpus``          the Tatoeba pairs: normalisation, split by English        12
-``tokenizer``       byte-level BPE, one vocabulary for both languages         12
-``batching``        length-bucketed batches of a token budget                 12
-``trainer``         real training: averaging, resume, devices, DDP            12
-``translator``      the real translator's file, greedy/beam, attention        12
+``training``        the toy translator's training loop and its checkpoint     11
 ``checkpoint``      atomic checkpoint files, read back with a format check    11, 12
-``decoder_only``    the decoder stack alone: a causal language model          13
-``lm_training``     training it on English sentences; perplexity; its file    13
-``sampling``        temperature, top-k, top-p, seeded draws, ``generate``     13
-``generate``        the ``python -m illustrated.generate`` command            13
+``fused``           ``fuse(model)``: the fast copy in PyTorch's layout        5, 12
 ``errata``          ``check_claim``: a source against the corrected version   appendix
+==================  ========================================================  =========
+
+Each application, and each helper of the book, is a subpackage of its own:
+
+==================  ========================================================  =========
+subpackage          what it holds                                             chapter
+==================  ========================================================  =========
+``translator``      the real translator: the Tatoeba corpus, subword          12
+                    tokens, batches, its training, translating, its scores
+``decoder_only``    the decoder stack alone: the model, its training,         13
+                    sampling
+``web``             the live pages' ONNX graphs                               live pages
+``commands``        ``python -m illustrated translate|generate|train|...``    10-13
+``shipped``         the files the commands read: the pairs, the models        10-13
+``draw``            figures computed from tensors, in each edition's words    all
+``explorers``       interactive charts of key experiments, for the website    2-10
+``exercises``       auto-checkers for the end-of-chapter exercises            2-16
 ==================  ========================================================  =========
 
 Shape letters used in every docstring and shape comment:

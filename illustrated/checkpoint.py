@@ -1,7 +1,7 @@
 """Checkpoint files: written atomically, read back with a check of their format. Used by
-:mod:`illustrated.train` (the toy translator), :mod:`illustrated.trainer` (the resumable
-training state), :mod:`illustrated.translator` (the real translator) and
-:mod:`illustrated.lm_training` (the decoder-only model).
+:mod:`illustrated.training` (the toy translator), :mod:`illustrated.translator.training`
+(the resumable training state), :mod:`illustrated.translator.inference` (the real
+translator) and :mod:`illustrated.decoder_only.training` (the decoder-only model).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The paper's learning-rate schedule: a linear warm-up, then a decay as the inverse
 square root of the step. Introduced in chapter 11, Training; both trainers use it
-(:mod:`illustrated.train` for the toy translator, :mod:`illustrated.trainer` for the real
-one).
+(:mod:`illustrated.training` for the toy translator, :mod:`illustrated.translator.training`
+for the real one).
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 A constant such as ``illustrated.draw.INK = "#2E3440"`` has no docstring of its own, so
 autodoc falls back on its type's: the API page would print the help text of ``str``
 under every colour. This drops a data docstring that is just its type's docstring.
-A constant that is a path inside the repository (``illustrated.evaluation.PROBE``) shows
+A constant that is a path inside the repository (``illustrated.shipped.PROBE``) shows
 it from the repository's root, not from wherever the book was built: the page would print
 ``PosixPath('/home/someone/clone/chapters/...')``. Loaded by _config.yml
 (``sphinx.local_extensions``).

@@ -42,7 +42,7 @@ def prepare_environment() -> None:
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     # Every figure's and explorer's output carries its Chinese rendering too, which the
-    # Chinese pages show (illustrated.words.carried_editions, scripts/site_extras.py).
+    # Chinese pages show (illustrated.draw.words.carried_editions, scripts/site_extras.py).
     os.environ.setdefault("ILLUSTRATED_EDITIONS", "en,zh_CN")
 
 

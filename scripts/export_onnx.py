@@ -4,20 +4,20 @@ the decoder-only model's (the live writer).
     python scripts/export_onnx.py   # run by scripts/build_book.py before every build
 
 Writes into _static/live/ (ignored by git; Sphinx copies it to _build/html/_static/live/):
-encoder.onnx, decoder.onnx and their shared weights.bin (illustrated.export), the
+encoder.onnx, decoder.onnx and their shared weights.bin (illustrated.web.onnx_graphs), the
 tokenizer's JSON (the one inside the checkpoint), limits.json (what the model read in
-training, illustrated.limits.training_profile of the checkpoint: the page's limits.mjs
-warns as the command does) and manifest.json (what the page needs to know: whether
-tokenizer.js and onnxruntime-web are there, the special ids, MAX_LEN, the length penalty of
-illustrated.translator.translate, the files' sizes). Nothing is done when these are newer
-than the checkpoint, the corpus, this script, illustrated/export.py and
-illustrated/limits.py, and the manifest still tells the truth about tokenizer.js and
-onnxruntime-web. On failure it says
-why in one line and returns False: the book still builds, and the live translator page
-says that its model is missing.
+training, illustrated.translator.limits.training_profile of the checkpoint: the page's
+limits.mjs warns as the command does) and manifest.json (what the page needs to know:
+whether tokenizer.js and onnxruntime-web are there, the special ids, MAX_LEN, the length
+penalty of illustrated.translator.inference.translate, the files' sizes). Nothing is done
+when these are newer than the checkpoint, the corpus, this script,
+illustrated/web/onnx_graphs.py and illustrated/translator/limits.py, and the manifest still
+tells the truth about tokenizer.js and onnxruntime-web. On failure it says why in one line
+and returns False: the book still builds, and the live translator page says that its model
+is missing.
 
-The live writer's files, likewise: writer.onnx and writer.bin (illustrated.export), its
-tokenizer (writer-tokenizer.json, the one inside writer.pt) and writer.json, its
+The live writer's files, likewise: writer.onnx and writer.bin (illustrated.web.onnx_graphs),
+its tokenizer (writer-tokenizer.json, the one inside writer.pt) and writer.json, its
 manifest (the special ids, max_len, the command's defaults, the files' sizes).
 """
 from __future__ import annotations
@@ -28,18 +28,20 @@ import sys
 import time
 from pathlib import Path
 
+from illustrated.shipped import PAIRS, TRANSLATOR, WRITER
+
 ROOT = Path(__file__).resolve().parent.parent
 LIVE = ROOT / "_static" / "live"
-CHECKPOINT = ROOT / "chapters" / "data" / "tatoeba" / "translator.pt"
 OUTPUTS = ("encoder.onnx", "decoder.onnx", "weights.bin", "tokenizer.json", "limits.json",
            "manifest.json")
 RUNTIME = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
-SOURCES = (CHECKPOINT, CHECKPOINT.with_name("eng-fra.tsv"), Path(__file__).resolve(),
-           ROOT / "illustrated" / "export.py", ROOT / "illustrated" / "limits.py")
-WRITER = CHECKPOINT.with_name("writer.pt")
+PACKAGE = ROOT / "illustrated"
+CHECKPOINT = TRANSLATOR
+SOURCES = (CHECKPOINT, PAIRS, Path(__file__).resolve(), PACKAGE / "web" / "onnx_graphs.py",
+           PACKAGE / "translator" / "limits.py")
 WRITER_OUTPUTS = ("writer.onnx", "writer.bin", "writer-tokenizer.json", "writer.json")
-WRITER_SOURCES = (WRITER, Path(__file__).resolve(), ROOT / "illustrated" / "export.py",
-                  ROOT / "illustrated" / "generate.py")
+WRITER_SOURCES = (WRITER, Path(__file__).resolve(), PACKAGE / "web" / "onnx_graphs.py",
+                  PACKAGE / "commands" / "generate.py")
 
 
 def up_to_date(names=OUTPUTS, sources=None) -> bool:
@@ -82,10 +84,10 @@ def export_translator_files() -> bool:
         return True
     start = time.perf_counter()
     try:
-        from illustrated.export import export_translator
-        from illustrated.limits import training_profile
-        from illustrated.tokenizer import SubwordTokenizer
-        from illustrated.translator import MAX_LEN, load_translator, translate
+        from illustrated.translator.inference import MAX_LEN, load_translator, translate
+        from illustrated.translator.limits import training_profile
+        from illustrated.translator.tokenizer import SubwordTokenizer
+        from illustrated.web.onnx_graphs import export_translator
 
         model, tokenizer, blob = load_translator(CHECKPOINT)
         manifest = export_translator(model, LIVE)
@@ -118,9 +120,9 @@ def export_writer_files() -> bool:
         return True
     start = time.perf_counter()
     try:
-        from illustrated.export import export_writer
-        from illustrated.generate import _parser
-        from illustrated.lm_training import load_lm
+        from illustrated.commands.generate import parser
+        from illustrated.decoder_only.training import load_lm
+        from illustrated.web.onnx_graphs import export_writer
 
         model, tokenizer, blob = load_lm(WRITER)
         manifest = export_writer(model, LIVE)
@@ -129,7 +131,7 @@ def export_writer_files() -> bool:
               f"{type(error).__name__}: {error}", file=sys.stderr, flush=True)
         return False
     (LIVE / "writer-tokenizer.json").write_text(blob["tokenizer"], encoding="utf-8")
-    options = vars(_parser().parse_args([]))  # the command's defaults
+    options = vars(parser().parse_args([]))  # the command's defaults
     defaults = {k: options[k] for k in ("temperature", "top_k", "top_p", "seed",
                                         "max_new_tokens")}
     manifest.update(bos_id=tokenizer.bos_id, eos_id=tokenizer.eos_id, defaults=defaults,

@@ -1,4 +1,4 @@
-"""Regenerate ``illustrated/fonts/wqy-microhei-subset.ttf``, the small CJK font of the figures.
+"""Regenerate ``illustrated/draw/fonts/wqy-microhei-subset.ttf``, the small CJK font of the figures.
 
 Why: chapter 3 labels rows with Chinese characters (人, 工, 智, 能). matplotlib's default
 font, DejaVu Sans, has no CJK glyphs, so it would draw empty boxes and warn "Glyph ...
@@ -20,7 +20,7 @@ To add characters:
 4. check the printed size (keep it well under 200 kB) and commit the new ``.ttf``.
 
 The figures' words on the Chinese edition come from the package's catalogues,
-``illustrated/locale/**/*.po`` (``FIGURE_CATALOGUES``): every character of their
+``illustrated/draw/locale/**/*.po`` (``FIGURE_CATALOGUES``): every character of their
 translations is kept too (``figure_characters()``), so a Chinese title, axis label or
 control ("log₁₀ τ") never misses a glyph.
 
@@ -61,7 +61,7 @@ from fontTools import subset
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
-TARGET = ROOT / "illustrated" / "fonts" / "wqy-microhei-subset.ttf"
+TARGET = ROOT / "illustrated" / "draw" / "fonts" / "wqy-microhei-subset.ttf"
 WEB_TARGET = ROOT / "_static" / "fonts" / "wqy-microhei-web.woff2"
 ZH_WEB_TARGET = ROOT / "_static" / "fonts" / "wqy-microhei-web-zh.woff2"
 # The Chinese edition's translations, and the catalogues of the words that Sphinx, the
@@ -72,11 +72,11 @@ ZH_CATALOGUES = "locales/zh_CN/**/*.po"
 # messages in both languages, the explorers'): both editions' fonts keep their characters.
 # Not _static/vendor/ (vega, copied from node_modules by a build, not the book's words).
 SCRIPTS = ("_static/*.js", "_static/live/*.js", "_static/live/*.mjs")
-# The figures' and explorers' words in other languages (illustrated.words reads them).
-FIGURE_CATALOGUES = "illustrated/locale/**/*.po"
+# The figures' and explorers' words in other languages (illustrated.draw.words reads them).
+FIGURE_CATALOGUES = "illustrated/draw/locale/**/*.po"
 # Of those, the words that matplotlib draws into the figures' PNGs with the package's font
 # (the explorers' words, explorers.po, are drawn by the browser in the page's fonts).
-DRAWN_CATALOGUES = "illustrated/locale/**/draw.po"
+DRAWN_CATALOGUES = "illustrated/draw/locale/**/draw.po"
 UI_CATALOGUES = ("sphinx/locale/zh_CN/LC_MESSAGES/*.po",
                  "sphinx_book_theme/**/zh_CN/LC_MESSAGES/*.po",
                  "pydata_sphinx_theme/locale/zh/LC_MESSAGES/*.po",

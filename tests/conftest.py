@@ -1,5 +1,5 @@
 """The tests draw figures and explorers as the book's executions do: with their Chinese
-renderings (``illustrated.words.carried_editions``; a reader's run carries English only,
+renderings (``illustrated.draw.words.carried_editions``; a reader's run carries English only,
 which tests/test_words.py checks)."""
 import json
 import os

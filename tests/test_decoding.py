@@ -82,11 +82,9 @@ def test_beam_does_not_stop_at_the_first_k_poor_finished_hypotheses():
     # Regression: the search used to stop as soon as beam_size hypotheses had ended, all of
     # them unlikely short ones, while the live best prefix was still far better; the
     # translator then answered "student" to "il ne voit pas le chat".
-    from pathlib import Path
-
-    from illustrated.train import load_checkpoint
-    path = Path(__file__).resolve().parents[1] / "chapters" / "data" / "translator.pt"
-    model, sv, tv = load_checkpoint(path)
+    from illustrated.shipped import TOY_TRANSLATOR
+    from illustrated.training import load_checkpoint
+    model, sv, tv = load_checkpoint(TOY_TRANSLATOR)
     src = torch.tensor([sv.encode("il ne voit pas le chat")])
     (tokens, score), = beam_search(model, src, 16, tv.bos_id, tv.eos_id, beam_size=4)
     greedy = greedy_decode(model, src, 16, tv.bos_id, tv.eos_id)[0]
@@ -97,12 +95,11 @@ def test_beam_does_not_stop_at_the_first_k_poor_finished_hypotheses():
 def test_beam_does_not_stop_at_k_early_poor_finishes():
     """Early <eos> candidates of low score must not end the search while a live hypothesis
     scores higher (a label-smoothed model spreads about log(eps / V) on every word)."""
-    from pathlib import Path
-
     from illustrated.data import split_pairs
-    from illustrated.train import load_checkpoint, translate_ids
+    from illustrated.shipped import TOY_TRANSLATOR
+    from illustrated.training import load_checkpoint, translate_ids
 
-    model, sv, tv = load_checkpoint(Path(__file__).parents[1] / "chapters/data/translator.pt")
+    model, sv, tv = load_checkpoint(TOY_TRANSLATOR)
     _, held = split_pairs(0)
     for s, ref in held[:12]:
         src = torch.tensor([sv.encode(s)])

@@ -12,8 +12,8 @@ import torch
 from myst_nb.core.render import MimeData
 
 from illustrated import explorers
-from illustrated.words import EDITIONS, LOCALE
 from illustrated.attention import scaled_dot_product_attention
+from illustrated.draw.words import EDITIONS, LOCALE
 from illustrated.model import make_std_masks
 from illustrated.positional import sinusoidal_encoding
 
@@ -257,7 +257,7 @@ def test_every_translation_keeps_the_fields_of_its_message():
 
 
 def test_a_message_other_catalogues_hold_too_has_the_same_translation():
-    """tr reads every catalogue of illustrated/locale/zh_CN as one: a msgid the figures'
+    """tr reads every catalogue of illustrated/draw/locale/zh_CN as one: a msgid the figures'
     catalogue (draw.po) holds too must say the same there, or one of them reads wrong."""
     from babel.messages.pofile import read_po
 

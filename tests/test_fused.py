@@ -9,13 +9,13 @@ from torch import nn
 
 from illustrated._checks import inputs_checked
 from illustrated.attention import MultiHeadAttention
-from illustrated.corpus import load_split
 from illustrated.decoding import beam_search, greedy_decode
 from illustrated.fused import FusedAttention, fuse
 from illustrated.kv_cache import KVCache
 from illustrated.masks import padding_mask, subsequent_mask
 from illustrated.model import ModelConfig, Transformer, make_std_masks
-from illustrated.translator import SHIPPED_REAL, load_translator, translate
+from illustrated.translator.corpus import load_split
+from illustrated.translator.inference import load_translator, translate
 
 F64 = torch.float64
 TOL = dict(atol=1e-12, rtol=1e-12)
@@ -172,7 +172,6 @@ def test_transformer():
     torch.testing.assert_close([s for _, s in found[0]], [s for _, s in found[1]], **TOL)
 
 
-@pytest.mark.skipif(not SHIPPED_REAL.exists(), reason="no shipped real translator")
 def test_shipped_translator_translates_the_same():
     """A subset of the test set (every 60th sentence: short and long ones), greedy and
     beam 4, translated identically; benchmarks/fused_equal.py compares all of it."""

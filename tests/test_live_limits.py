@@ -1,6 +1,7 @@
-"""_static/live/limits.mjs, the live page's copy of :mod:`illustrated.limits`, run under Node:
-its sentences, words, non-Latin letters and verdicts (refusals and warnings, word for word)
-are Python's on odd inputs, and its idea of a Latin letter is Python's on every code point.
+"""_static/live/limits.mjs, the live page's copy of :mod:`illustrated.translator.limits`, run
+under Node: its sentences, words, non-Latin letters and verdicts (refusals and warnings, word
+for word) are Python's on odd inputs, and its idea of a Latin letter is Python's on every
+code point.
 One Node process answers them all (tests/js/live_limits.mjs); the same comparison runs in
 Chromium in scripts/browser_checks/limits.py, which takes its job from here."""
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from illustrated import limits
+from illustrated.translator import limits
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "tests" / "js" / "live_limits.mjs"
@@ -58,7 +59,7 @@ def make_job() -> dict:
 
 def python_sentences(text: str) -> list[str]:
     """The command's sentences of ``text`` on stdin: each line (cut at ``\n`` only, as
-    ``illustrated.translate._read_lines`` cuts it), then ``split_sentences``."""
+    ``illustrated.commands.common.input_lines`` cuts it), then ``split_sentences``."""
     return [s for line in text.split("\n") for s in limits.split_sentences(line)]
 
 

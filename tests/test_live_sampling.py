@@ -1,4 +1,4 @@
-"""_static/live/sampling.mjs, the live page's copy of :mod:`illustrated.sampling`,
+"""_static/live/sampling.mjs, the live page's copy of :mod:`illustrated.decoder_only.sampling`,
 run under Node: its generator draws Python's numbers (and the classic mulberry32's),
 its distributions are Python's on many random rows, its draws pick Python's ids, and
 its generation loop writes Python's ids on a bigram stand-in model. One Node process
@@ -14,9 +14,9 @@ import pytest
 import torch
 from torch import nn
 
-from illustrated.sampling import Mulberry32, check_sampling, draw, generate, \
+from illustrated.decoder_only.sampling import Mulberry32, check_sampling, draw, generate, \
     next_token_probs
-from tests.test_sampling import SETTINGS, rows
+from tests.decoder_only.test_sampling import SETTINGS, rows
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "tests" / "js" / "sampling.mjs"

@@ -1,6 +1,6 @@
 """_static/live/tokenizer.js, the live translator page's tokenizer, run under Node: its
 ``prepare``, ``encode``, ``decode`` and ``pieces`` give what Python gives
-(``illustrated.translator.prepare`` and ``_pieces``, ``SubwordTokenizer.encode`` and
+(``illustrated.translator.inference.prepare`` and ``_pieces``, ``SubwordTokenizer.encode`` and
 ``decode``) on every held-out sentence, on tricky inputs and on random ids. One Node process
 answers them all (tests/js/live_tokenizer.mjs). The same comparison runs in Chromium in
 scripts/browser_checks/tokenizer.py, which takes its inputs from here."""
@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from illustrated.corpus import load_split
-from illustrated.tokenizer import TOKENIZER_FILE, SubwordTokenizer
-from illustrated.translator import _pieces, prepare
+from illustrated.shipped import TOKENIZER
+from illustrated.translator.corpus import load_split
+from illustrated.translator.inference import _pieces, prepare
+from illustrated.translator.tokenizer import SubwordTokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "tests" / "js" / "live_tokenizer.mjs"
@@ -99,7 +100,7 @@ def make_job(tok: SubwordTokenizer, sentences: list[str], extra=()) -> dict:
     ids = random_ids()
     bom = tok.encode("a\ufeffb")  # text that starts with a byte order mark: kept
     ids.append([bom[0]] + bom[2:])
-    return {"tokenizer": str(TOKENIZER_FILE), "prepare": inputs, "encode": texts,
+    return {"tokenizer": str(TOKENIZER), "prepare": inputs, "encode": texts,
             "decode": encoded + ids,
             "pieces": encoded + [[i for i in seq if i < 4000] for seq in ids],
             "words": TRICKY + [prepare(t) for t in TRICKY]}

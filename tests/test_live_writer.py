@@ -1,5 +1,5 @@
 """_static/live/command.mjs, the live writer page's copy of the command's checks, run under
-Node against ``python -m illustrated.generate`` itself: odd fields of the page's form
+Node against ``python -m illustrated generate`` itself: odd fields of the page's form
 (as the command line they stand for) get the command's message word for word, or are
 accepted with the same settings; prompts get ``generate.prompt_ids``'s ids or its
 refusal. The Chinese words refuse exactly where the English do. One Node process
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from illustrated import generate
-from illustrated.lm_training import load_lm
+from illustrated.commands import generate
+from illustrated.decoder_only.training import load_lm
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "tests" / "js" / "live_writer.mjs"
@@ -56,7 +56,7 @@ def command_says(fields: dict) -> str | None:
     line = err.getvalue().strip()
     if line.startswith("cannot write: no file"):
         return None
-    prefix, suffix = "python -m illustrated.generate: ", " (--help lists the options)"
+    prefix, suffix = "python -m illustrated generate: ", " (--help lists the options)"
     assert line.startswith(prefix) and line.endswith(suffix), line
     return line[len(prefix):-len(suffix)]
 

@@ -5,8 +5,8 @@ import sys
 import textwrap
 
 # Runs in a fresh interpreter: snapshot the global state, import illustrated and every
-# submodule it has (found without importing it, so modules added later are covered too),
-# snapshot again. Results go to a file so that stdout and stderr must stay empty.
+# module of it and of its subpackages (found by walking its folders, so modules added later
+# are covered too), snapshot again. Results go to a file so that stdout and stderr must stay empty.
 SCRIPT = textwrap.dedent(
     """
     import hashlib, importlib, importlib.util, json, pkgutil, sys, warnings
@@ -32,8 +32,8 @@ SCRIPT = textwrap.dedent(
 
     before = snapshot()
     locations = importlib.util.find_spec("illustrated").submodule_search_locations
-    names = ["illustrated"] + [
-        "illustrated." + m.name for m in pkgutil.iter_modules(locations)
+    names = ["illustrated"] + [  # every module of every subpackage
+        m.name for m in pkgutil.walk_packages(locations, "illustrated.")
     ]
     for name in names:
         importlib.import_module(name)
@@ -54,7 +54,10 @@ def test_import_changes_no_global_state_and_prints_nothing(tmp_path):
     assert proc.stderr == "", f"importing illustrated wrote to stderr: {proc.stderr!r}"
 
     result = json.loads(out_file.read_text())
-    assert {"illustrated", "illustrated.attention", "illustrated.masks"} <= set(result["names"])
+    assert {"illustrated", "illustrated.attention", "illustrated.masks",
+            "illustrated.translator.training", "illustrated.decoder_only.sampling",
+            "illustrated.commands.translate", "illustrated.web.onnx_graphs",
+            "illustrated.shipped"} <= set(result["names"])
     before, after = result["before"], result["after"]
     rc_before, rc_after = before["rcParams"], after["rcParams"]
     changed_rc = sorted(k for k in rc_before if rc_before[k] != rc_after.get(k))
@@ -62,3 +65,27 @@ def test_import_changes_no_global_state_and_prints_nothing(tmp_path):
     assert before["rcParams"].keys() == after["rcParams"].keys()
     for key in before:
         assert before[key] == after[key], f"importing illustrated changed {key}"
+
+
+# The layout of issue 42: the modules that moved into subpackages left nothing behind.
+MOVED = ["illustrated.corpus", "illustrated.tokenizer", "illustrated.batching",
+         "illustrated.names", "illustrated.limits", "illustrated.trainer", "illustrated.train",
+         "illustrated.translate", "illustrated.evaluation", "illustrated.evaluate",
+         "illustrated.lm_training", "illustrated.sampling", "illustrated.generate",
+         "illustrated.export", "illustrated._cli", "illustrated.words"]
+
+
+def test_the_old_module_paths_are_gone():
+    """Each moved module raises ImportError at its old path: no shim, no copy."""
+    script = ("import importlib, sys\n"
+              "for name in sys.argv[1:]:\n"
+              "    try:\n"
+              "        importlib.import_module(name)\n"
+              "    except ImportError:\n"
+              "        continue\n"
+              "    print(name)\n")
+    proc = subprocess.run([sys.executable, "-c", script, *MOVED], capture_output=True,
+                          text=True, timeout=120)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout.split() == [], "still importable: " + proc.stdout
+

@@ -1,9 +1,9 @@
 // The live writer's form as the command line it stands for,
-//   python -m illustrated.generate PROMPT --greedy --max-new-tokens N
-//   python -m illustrated.generate PROMPT --temperature T --top-k K --top-p P --seed S
+//   python -m illustrated generate PROMPT --greedy --max-new-tokens N
+//   python -m illustrated generate PROMPT --temperature T --top-k K --top-p P --seed S
 //                                  --max-new-tokens N
 // and the command's checks of it, in its order and words (each step names the Python it
-// mirrors): argparse reads the options in that order (illustrated/generate.py's _parser,
+// mirrors): argparse reads the options in that order (illustrated/commands/generate.py's parser,
 // _cli.at_least), main() checks the sampling settings (sampling.check_sampling) and the
 // seed, and prompt_ids() the prompt's length. The words are templates in messages.mjs's
 // `writer`, the English word for word the command's; tests/test_live_writer.py runs this

@@ -1,11 +1,12 @@
-// The one rule the page shares with `python -m illustrated.translate`: illustrated/limits.py,
+// The one rule the page shares with `python -m illustrated translate`:
+// illustrated/translator/limits.py,
 // step by step (each step names the Python it mirrors). A text is cut into sentences; each
 // is refused (no word, letters outside the Latin alphabet, too many pieces) or translated,
 // with warnings when it lies outside what the model read in training (limits.json, written
-// by scripts/export_onnx.py from illustrated.limits.training_profile).
+// by scripts/export_onnx.py from illustrated.translator.limits.training_profile).
 //
 // The messages are templates with {name} fields, filled as Python's str.format fills them:
-// messages.mjs holds them, the English word for word illustrated.limits' constants.
+// messages.mjs holds them, the English word for word illustrated.translator.limits' constants.
 // tests/test_live_limits.py (Node) and scripts/browser_checks/live_translator.py (Chromium)
 // check every function here against Python.
 
@@ -51,7 +52,7 @@ export function splitSentences(line) {
 }
 
 /** The sentences of a text box, as the command reads stdin: each line (cut at "\n" only,
- *  as illustrated.translate._read_lines), then split_sentences. */
+ *  as illustrated.commands.common.input_lines), then split_sentences. */
 export function sentencesOf(text) {
   return text.split("\n").flatMap(splitSentences);
 }

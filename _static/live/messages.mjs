@@ -57,8 +57,8 @@ const EN = {
   labFinished: (score) => `finished; score ÷ length penalty = ${score}`,
   labEnd: "The decoding stops after this step.",
   labels: {}, // the page's HTML says it in English already
-  // illustrated.limits' messages, word for word (tests/test_live_limits.py compares them):
-  // the page and `python -m illustrated.translate` answer a sentence in the same words.
+  // illustrated.translator.limits' messages, word for word (tests/test_live_limits.py compares them):
+  // the page and `python -m illustrated translate` answer a sentence in the same words.
   limits: {
     NO_WORDS: "nothing to translate: no words in it",
     NOT_LATIN: "not French: it has letters outside the Latin alphabet ({letters}); the model " +
@@ -147,7 +147,7 @@ const ZH = {
 };
 
 // The live writer's words (writer.mjs). The refusals are the words of
-// `python -m illustrated.generate` for the same input.
+// `python -m illustrated generate` for the same input.
 EN.writer = {
   loading: EN.loading,
   ready: (mb) => `Ready. The first press of Write loads the model and onnxruntime (${mb} MB).`,
@@ -162,7 +162,7 @@ EN.writer = {
   pieceTitle: (i, id) => `step ${i}: token ${id}`,
   failed: (message) => `The writer failed: ${message}`,
   noModel: "This build of the book has no model files for the writer (`make book` " +
-    "exports them from chapters/data/tatoeba/writer.pt; its messages say why it could not).",
+    "exports them from illustrated/shipped/tatoeba/writer.pt; its messages say why it could not).",
   noRuntime: EN.noRuntime.replace("translator's", "writer's"),
   noTokenizer: EN.noTokenizer,
   cannotStart: (message) => `The writer could not start: ${message}`,
@@ -192,7 +192,7 @@ ZH.writer = {
   where: (i, n) => `第 ${i} 步，共 ${n} 步`,
   pieceTitle: (i, id) => `第 ${i} 步：词元 ${id}`,
   failed: (message) => `续写出错：${message}`,
-  noModel: "本书的这次构建没有续写器的模型文件（由 `make book` 从 chapters/data/tatoeba/writer.pt " +
+  noModel: "本书的这次构建没有续写器的模型文件（由 `make book` 从 illustrated/shipped/tatoeba/writer.pt " +
     "导出；它的输出会说明导出失败的原因）。",
   noRuntime: ZH.noRuntime.replace("翻译器", "续写器"),
   noTokenizer: ZH.noTokenizer,

@@ -1,5 +1,5 @@
 // The real translator in the browser: the two ONNX graphs written by scripts/export_onnx.py
-// (illustrated/export.py), run by onnxruntime-web from the site's own files; and the live
+// (illustrated/web/onnx_graphs.py), run by onnxruntime-web from the site's own files; and the live
 // writer's one graph (LiveWriter).
 
 // Where the files are, relative to this module: _static/live/ and _static/vendor/.
@@ -37,7 +37,7 @@ export class LiveModel {
     const ort = await runtime();
     const [encoderBytes, decoderBytes, weights] = await Promise.all(
       ["encoder.onnx", "decoder.onnx", "weights.bin"].map((name) => fetchBytes(name, onBytes)));
-    // Both graphs read the one shared weights file (illustrated.export._share_weights).
+    // Both graphs read the one shared weights file (illustrated.web.onnx_graphs._share_weights).
     const options = { executionProviders: ["wasm"],
                       externalData: [{ path: "weights.bin", data: weights }] };
     const encoder = await ort.InferenceSession.create(encoderBytes, options);
@@ -45,7 +45,7 @@ export class LiveModel {
     return new LiveModel(ort, manifest, encoder, decoder);
   }
 
-  // illustrated.export.EncoderGraph: src (1, S) -> memory (1, S, D) and the encoder's
+  // illustrated.web.onnx_graphs.EncoderGraph: src (1, S) -> memory (1, S, D) and the encoder's
   // self-attention (1, N, H, S, S).
   async encode(srcIds) {
     const src = int64(this.ort, srcIds, [1, srcIds.length]);
@@ -53,7 +53,7 @@ export class LiveModel {
     return { src, memory: out.memory, selfAttention: out.self_attention };
   }
 
-  // illustrated.export.DecoderGraph for K prefixes of one length T: log-probabilities of
+  // illustrated.web.onnx_graphs.DecoderGraph for K prefixes of one length T: log-probabilities of
   // the next token (K rows of V) and the cross-attention (K, N, H, T, S).
   async decode(encoded, prefixes) {
     const K = prefixes.length, T = prefixes[0].length;
@@ -78,7 +78,7 @@ export function attentionMatrix(tensor, layer, head) {
   return { rows, cols, N, H, at: (i, j) => data[i * cols + j] };
 }
 
-// The decoder-only model (illustrated.export.WriterGraph): ids (1, T) -> the
+// The decoder-only model (illustrated.web.onnx_graphs.WriterGraph): ids (1, T) -> the
 // log-probabilities of the next token (V), the whole prefix read again at each step.
 export class LiveWriter {
   constructor(ort, session) {
@@ -94,7 +94,7 @@ export class LiveWriter {
     return new LiveWriter(ort, session);
   }
 
-  // illustrated.sampling._next_logp without a cache: a Float32Array of V.
+  // illustrated.decoder_only.sampling._next_logp without a cache: a Float32Array of V.
   async step(ids) {
     const out = await this.session.run({ ids: int64(this.ort, ids, [1, ids.length]) });
     return out.logp.data;

@@ -1,6 +1,6 @@
 // The live translator page (chapters/live_translator.md): cut the box's text into sentences
-// and check each as `python -m illustrated.translate` does (limits.mjs), tokenise it as
-// illustrated.translator does, decode greedily or with beam search (decoding.mjs) with the
+// and check each as `python -m illustrated translate` does (limits.mjs), tokenise it as
+// illustrated.translator.inference does, decode greedily or with beam search (decoding.mjs) with the
 // ONNX graphs (model.mjs), and draw the attention heat maps (heatmap.mjs) and the decoding
 // lab (lab.mjs) for one sentence; its words come from messages.mjs, in the edition's
 // language.
@@ -39,7 +39,7 @@ function model() {
 }
 
 // Source ids -> {srcIds, tokens, score, trace, selfAttention, crossAttention}; `beam` 0:
-// greedy; `maxLen` as illustrated.translator.MAX_LEN unless given. `trace`: each decoding
+// greedy; `maxLen` as illustrated.translator.inference.MAX_LEN unless given. `trace`: each decoding
 // step, as decoding.mjs records it (the lab's data).
 async function translateIds(srcIds, { beam = 0, maxLen = manifest.max_len } = {}) {
   const m = await model();
@@ -48,13 +48,13 @@ async function translateIds(srcIds, { beam = 0, maxLen = manifest.max_len } = {}
   const trace = [];
   const options = { maxLen, bosId: manifest.bos_id, eosId: manifest.eos_id, trace };
   let tokens, score = null;
-  if (beam > 0) { // illustrated.translator.translate(..., beam=beam): its length penalty
+  if (beam > 0) { // illustrated.translator.inference.translate(..., beam=beam): its length penalty
     ({ tokens, score } = (await beamSearch(step, { ...options, beamSize: beam,
       lengthPenalty: manifest.length_penalty }))[0]);
   } else {
     tokens = await greedyDecode(step, options);
   }
-  // illustrated.translator.cross_attention: the decoder reads <bos> w1 … wn; row i is the
+  // illustrated.translator.inference.cross_attention: the decoder reads <bos> w1 … wn; row i is the
   // step that writes tokens[i + 1].
   const { crossAttention } = await m.decode(encoded, [tokens.slice(0, -1)]);
   return { srcIds, tokens, score, beam, trace, selfAttention: encoded.selfAttention,
@@ -154,7 +154,7 @@ async function onSubmit(event) {
   const text = $("#lt-text").value;
   const beam = $("#lt-beam").checked ? +$("#lt-beam-size").value : 0;
   results = limits.sentencesOf(text).map((s) => {
-    const prepared = prepare(s); // illustrated.translator.prepare
+    const prepared = prepare(s); // illustrated.translator.inference.prepare
     const srcIds = prepared ? tokenizer.encode(prepared) : null; // [bos, ..., eos]
     const verdict = limits.checkSentence(s, srcIds ? srcIds.length : 0, profile,
                                          manifest.max_len, t.limits);

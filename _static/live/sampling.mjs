@@ -1,4 +1,4 @@
-// Sampling the next token, as illustrated/sampling.py does it (each function names the
+// Sampling the next token, as illustrated/decoder_only/sampling.py does it (each function names the
 // Python it mirrors): the seeded generator, the distribution after temperature, top-k and
 // top-p, the draw by the inverse cumulative distribution, and the loop that writes text.
 // Scores come as the page gets them from onnxruntime-web, a Float32Array (or any array) of
@@ -6,7 +6,7 @@
 // as the Python's `.double()`. tests/test_live_sampling.py runs this file under Node and
 // checks it equal to the Python.
 
-// illustrated.sampling.Mulberry32: the well-known mulberry32, `a` kept in [0, 2**32) by
+// illustrated.decoder_only.sampling.Mulberry32: the well-known mulberry32, `a` kept in [0, 2**32) by
 // `>>> 0` (the classic `a += 0x6D2B79F5` lets it grow, the same numbers until 2**53).
 export class Mulberry32 {
   constructor(seed) {
@@ -31,7 +31,7 @@ export class Mulberry32 {
   }
 }
 
-// illustrated.sampling.check_sampling
+// illustrated.decoder_only.sampling.check_sampling
 export function checkSampling({ temperature = 1, topK = 0, topP = 1 } = {}) {
   if (!(Number.isFinite(temperature) && temperature >= 0)) {
     throw new RangeError(`temperature must be a finite number >= 0 (0: greedy), got ${temperature}`);
@@ -49,7 +49,7 @@ function argmax(values) {
   return best;
 }
 
-// illustrated.sampling.next_token_probs (and _keep_most_likely): a Float64Array (V), summing to 1.
+// illustrated.decoder_only.sampling.next_token_probs (and _keep_most_likely): a Float64Array (V), summing to 1.
 export function nextTokenProbs(scores, { temperature = 1, topK = 0, topP = 1 } = {}) {
   checkSampling({ temperature, topK, topP });
   const V = scores.length;
@@ -92,7 +92,7 @@ function divide(values, by) {
   for (let i = 0; i < values.length; i++) values[i] /= by;
 }
 
-// illustrated.sampling.draw: the first id whose cumulative probability exceeds u; if
+// illustrated.decoder_only.sampling.draw: the first id whose cumulative probability exceeds u; if
 // rounding leaves the total at or under u, the last id with probability > 0.
 export function draw(probs, u) {
   let cum = 0, last = 0;
@@ -104,7 +104,7 @@ export function draw(probs, u) {
   return last; // probs.nonzero()[-1]
 }
 
-// illustrated.sampling.generate. `step(ids)` resolves to the log-probabilities of the token
+// illustrated.decoder_only.sampling.generate. `step(ids)` resolves to the log-probabilities of the token
 // after `ids` (a Float32Array, V): the page's model, reading its cache or the whole prefix.
 // `maxLen` is the model's config.max_len. Returns the new ids (with eosId if it came);
 // `trace` gets {probs, u, chosen} for each step, as the Python's trace.

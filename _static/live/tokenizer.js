@@ -4,9 +4,9 @@
 //   const tok = Tokenizer.fromJSON(await (await fetch("tokenizer.json")).json());
 //   const ids = tok.encode(prepare("Je suis\u202f!"));   // [1, ..., 2]
 //
-// Mirrors illustrated.corpus.clean, illustrated.translator.prepare and _pieces,
-// and illustrated.tokenizer.SubwordTokenizer, which runs the `tokenizers` library (Rust) on
-// chapters/data/tatoeba/tokenizer.json: a byte-level BPE (GPT-2's scheme). Each step below
+// Mirrors illustrated.translator.corpus.clean, illustrated.translator.inference.prepare and _pieces,
+// and illustrated.translator.tokenizer.SubwordTokenizer, which runs the `tokenizers` library (Rust) on
+// illustrated/shipped/tatoeba/tokenizer.json: a byte-level BPE (GPT-2's scheme). Each step below
 // names the Python or Rust function it mirrors; tests/test_live_tokenizer.py (Node) and
 // scripts/browser_checks/tokenizer.py (Chromium) check it against Python sentence by sentence.
 // No dependencies, no build step.
@@ -19,11 +19,11 @@ export const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u
                         "\\u2028\\u2029\\u202f\\u205f\\u3000";
 const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 
-// illustrated.corpus._SPACES: `[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]+`
+// illustrated.translator.corpus._SPACES: `[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]+`
 const SPACES = new RegExp(`[${PY_SPACE}\\u200b]+`, "g");
-// illustrated.corpus._APOSTROPHES: `[\u2019\u2018\u02bc`´]`
+// illustrated.translator.corpus._APOSTROPHES: `[\u2019\u2018\u02bc`´]`
 const APOSTROPHES = /[\u2019\u2018\u02bc`\u00b4]/g;
-// illustrated.translator._END: `[.!?…]$`
+// illustrated.translator.inference._END: `[.!?…]$`
 const END = /[.!?\u2026]$/;
 
 /** Python's str.strip(): Python's whitespace at both ends. */
@@ -31,7 +31,7 @@ export function pyStrip(text) {
   return text.replace(PY_STRIP, "");
 }
 
-/** illustrated.corpus.clean: NFC, one apostrophe, every run of spaces as one plain space,
+/** illustrated.translator.corpus.clean: NFC, one apostrophe, every run of spaces as one plain space,
  *  stripped. */
 export function clean(text) {
   if (typeof text !== "string") {
@@ -42,8 +42,8 @@ export function clean(text) {
   return pyStrip(text.replace(SPACES, " ")); // _SPACES.sub(" ", text).strip()
 }
 
-/** illustrated.translator.prepare: a French input as the corpus writes its sentences —
- *  illustrated.corpus.clean, the first letter a capital, and "." added when it does not end
+/** illustrated.translator.inference.prepare: a French input as the corpus writes its sentences —
+ *  illustrated.translator.corpus.clean, the first letter a capital, and "." added when it does not end
  *  with . ! ? or …. Empty text stays empty. */
 export function prepare(text) {
   text = clean(text);                   // text = clean(text)
@@ -91,9 +91,9 @@ const UTF8_LOSSY = new TextDecoder("utf-8", {fatal: false, ignoreBOM: true});
 
 // ------------------------------------------------------------------ the tokenizer
 
-const SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]; // illustrated.tokenizer.SPECIALS
+const SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]; // illustrated.translator.tokenizer.SPECIALS
 
-/** illustrated.tokenizer.SubwordTokenizer: text to [bos, ids..., eos] and back, with
+/** illustrated.translator.tokenizer.SubwordTokenizer: text to [bos, ids..., eos] and back, with
  *  pad = 0, bos = 1, eos = 2, unk = 3. Build it with Tokenizer.fromJSON. */
 export class Tokenizer {
   /** From the parsed JSON of a `tokenizers` file (tokenizer.json): a BPE model, the
@@ -272,7 +272,7 @@ export class Tokenizer {
     return pyStrip(this.decodeIds(out));  // self.tok.decode(out).strip()
   }
 
-  /** illustrated.translator._pieces: each token's text, for showing — the special's name
+  /** illustrated.translator.inference._pieces: each token's text, for showing — the special's name
    *  for ids 0 to 3, else the token decoded alone with "▁" for each space. */
   pieces(ids) {
     return toInts(ids).map((i) => {

@@ -1,9 +1,9 @@
 // The live writer page (chapters/live_writer.md): the decoder-only model of
-// illustrated.decoder_only writes after the reader's prompt, one piece at a time, as
-// `python -m illustrated.generate` does. Each step names the Python it mirrors: the form
+// illustrated.decoder_only.model writes after the reader's prompt, one piece at a time, as
+// `python -m illustrated generate` does. Each step names the Python it mirrors: the form
 // and the prompt are checked and the prompt tokenised as the command does (command.mjs,
 // in the command's words: messages.mjs's `writer`), and the model writes by sampling.mjs's
-// `generate` (illustrated.sampling.generate) over the ONNX graph (model.mjs's LiveWriter).
+// `generate` (illustrated.decoder_only.sampling.generate) over the ONNX graph (model.mjs's LiveWriter).
 //
 // For the browser check (scripts/browser_checks/live_writer.py) the page exposes
 // window.liveWriter: `ready` (a promise), `runs` (presses of Write answered so far),
@@ -37,7 +37,7 @@ function model() {
   return modelPromise;
 }
 
-// illustrated.sampling.generate(model, prompt_ids, max_new_tokens, ...) without a cache;
+// illustrated.decoder_only.sampling.generate(model, prompt_ids, max_new_tokens, ...) without a cache;
 // `onStep(record, step)` sees each step as it is written. Returns {ids, trace}.
 async function writeIds(promptIds, { maxNewTokens, temperature = 0, topK = 0, topP = 1,
                                      seed = 0 } = {}, onStep = () => {}) {

@@ -1,8 +1,8 @@
-"""What the package's two commands (``python -m illustrated.train``, ``python -m
-illustrated.translate``) share: a message of one line for a bad option, option types that
-check their range, warnings printed as one plain line (no category, no source line), and
-CPU threads that do not fight a busy machine. This module does not import torch at its
-top: the commands call :func:`passive_waits` before they do.
+"""What the package's commands (:mod:`illustrated.commands`) share: a message of one line
+for a bad option, option types that check their range, warnings printed as one plain line
+(no category, no source line), and CPU threads that do not fight a busy machine. This module
+does not import torch at its top: ``python -m illustrated`` calls :func:`passive_waits`
+before a command imports it.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import contextlib
 import os
 import sys
 import warnings
+from pathlib import Path
 
 
 def passive_waits():
@@ -72,6 +73,24 @@ def at_least(low: int):
 
     parse.__name__ = f"integer >= {low}"
     return parse
+
+
+def input_lines(arguments) -> list[str]:
+    """A command's input lines: its arguments, else stdin cut at each newline only (a line
+    separator such as U+2028 inside a line does not make two lines)."""
+    if arguments:
+        return list(arguments)
+    lines = sys.stdin.read().split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+def shown(path) -> str:
+    """``path`` relative to the current folder when it is inside it, else as given: for
+    messages."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def _one_line(message, category, filename, lineno, file=None, line=None):

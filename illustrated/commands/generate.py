@@ -1,9 +1,9 @@
-"""``python -m illustrated.generate``: the decoder-only model of chapter 13 writes English
+"""``python -m illustrated generate``: the decoder-only model of chapter 13 writes English
 after a prompt, greedily or by sampling. The live writer page does the same in the browser.
 
-    python -m illustrated.generate "The cat" --top-p 0.9 --seed 3
-    python -m illustrated.generate "" --samples 5          # five sentences from nothing
-    python -m illustrated.generate "I think" --greedy --steps
+    python -m illustrated generate "The cat" --top-p 0.9 --seed 3
+    python -m illustrated generate "" --samples 5          # five sentences from nothing
+    python -m illustrated generate "I think" --greedy --steps
 
 Each prompt (an argument, else each line of stdin) gives one line per sample: the prompt and
 what the model wrote after it. ``--steps`` adds, after each line, the pieces the model
@@ -15,7 +15,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ._cli import Parser, at_least, passive_waits, plain_warnings, torch_threads
+from ..shipped import WRITER
+from . import PROGRAM
+from .common import Parser, at_least, input_lines, plain_warnings, torch_threads
 
 ALTERNATIVES = 3  # the most likely pieces --steps shows beside each written one
 # The words of two refusals; the live writer page (_static/live/messages.mjs) says them
@@ -28,11 +30,11 @@ SEEDS = ("the seeds SEED..SEED+N-1 must be below 2**32, got --seed {seed} "
 
 def prompt_ids(tokenizer, text: str, max_len: int) -> list[int]:
     """``[bos, ids of the prompt's pieces...]``: the prompt as the corpus writes its text
-    (:func:`~illustrated.corpus.clean`: NFC, plain spaces, one apostrophe, stripped),
+    (:func:`~illustrated.translator.corpus.clean`: NFC, plain spaces, one apostrophe, stripped),
     without the ``<eos>`` the tokenizer adds (the model is to go on, not stop). An empty
     prompt is ``[bos]``: a sentence from nothing. Raises ``ValueError`` when the prompt
     leaves no room for one new piece in ``max_len``."""
-    from .corpus import clean
+    from ..translator.corpus import clean
 
     text = clean(text)
     ids = tokenizer.encode(text)[:-1] if text else [tokenizer.bos_id]
@@ -41,10 +43,8 @@ def prompt_ids(tokenizer, text: str, max_len: int) -> list[int]:
     return ids
 
 
-def _parser():
-    from .lm_training import SHIPPED_LM
-
-    p = Parser(prog="python -m illustrated.generate",
+def parser(program: str = PROGRAM):
+    p = Parser(prog=f"{program} generate",
                description="Write English after a prompt with the decoder-only model of "
                "the chapter The decoder alone, trained on the English sentences of the "
                "Tatoeba Project: short everyday sentences.")
@@ -71,7 +71,7 @@ def _parser():
     p.add_argument("--steps", action="store_true",
                    help="after each line, every written piece with its probability and "
                    f"the {ALTERNATIVES} most likely alternatives")
-    p.add_argument("--checkpoint", default=str(SHIPPED_LM), help="the model's file "
+    p.add_argument("--checkpoint", default=str(WRITER), help="the model's file "
                    "(default: the shipped one, made by make checkpoint-lm)")
     p.add_argument("--threads", type=at_least(0), default=None, metavar="N",
                    help="CPU threads (default 1, or OMP_NUM_THREADS when set; 0: "
@@ -79,12 +79,12 @@ def _parser():
     return p
 
 
-def main(argv=None) -> int:
-    """The command; returns the exit status."""
-    parser = _parser()
-    args = parser.parse_args(argv)
-    passive_waits()
-    from .sampling import check_sampling
+def main(argv=None, program: str = PROGRAM) -> int:
+    """The ``generate`` command (``program``: how the package's entry names itself, for the
+    messages); returns the exit status."""
+    options = parser(program)
+    args = options.parse_args(argv)
+    from ..decoder_only.sampling import check_sampling
 
     temperature = 0.0 if args.greedy else args.temperature
     try:
@@ -92,8 +92,8 @@ def main(argv=None) -> int:
         if args.seed + args.samples - 1 >= 2**32:
             raise ValueError(SEEDS.format(seed=args.seed, samples=args.samples))
     except (TypeError, ValueError) as error:
-        parser.error(str(error))
-    prompts = args.prompts if args.prompts else _stdin_lines()
+        options.error(str(error))
+    prompts = input_lines(args.prompts)
     with plain_warnings(), torch_threads(args.threads, lambda default: 1):
         try:
             return _write(args, prompts, temperature)
@@ -102,14 +102,9 @@ def main(argv=None) -> int:
             return 1
 
 
-def _stdin_lines() -> list[str]:
-    lines = sys.stdin.read().split("\n")
-    return lines[:-1] if lines[-1] == "" else lines
-
-
 def _write(args, prompts, temperature) -> int:
-    from .lm_training import load_lm
-    from .sampling import generate
+    from ..decoder_only.sampling import generate
+    from ..decoder_only.training import load_lm
 
     if not Path(args.checkpoint).is_file():
         raise FileNotFoundError(f"no file {args.checkpoint}; make one with: "
@@ -148,6 +143,3 @@ def _piece(tok, i: int) -> str:
     """A piece as the reader sees it: its text in quotes, ``<eos>`` by name."""
     return "<eos>" if i == tok.eos_id else repr(tok.tok.decode([i]))
 
-
-if __name__ == "__main__":
-    sys.exit(main())

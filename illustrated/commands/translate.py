@@ -1,16 +1,17 @@
-"""``python -m illustrated.translate "je suis étudiant"``: translate French to English with
-the real translator the repository ships (``chapters/data/tatoeba/translator.pt``, trained
-on the Tatoeba pairs by ``make checkpoint-real``), or with the toy one of chapters 10–11
+"""``python -m illustrated translate "je suis étudiant"``: translate French to English with
+the real translator the package ships (:data:`illustrated.shipped.TRANSLATOR`, trained on
+the Tatoeba pairs by ``make checkpoint-real``), or with the toy one of chapters 10–11
 (``--toy``: the latest ``checkpoints/translator-*.pt``, else the shipped
-``chapters/data/translator.pt``). Greedy, or ``--beam N``; ``--attention`` prints where each
-English piece looked in the French sentence; ``--vocab`` lists the words the toy translator
-knows; the model computes on ``--threads`` CPU threads (default 1, or ``OMP_NUM_THREADS``).
+:data:`illustrated.shipped.TOY_TRANSLATOR`). Greedy, or ``--beam N``; ``--attention``
+prints where each English piece looked in the French sentence; ``--vocab`` lists the words
+the toy translator knows; the model computes on ``--threads`` CPU threads (default 1, or
+``OMP_NUM_THREADS``).
 
 **Input.** All of it is read first: the arguments, each one *line*, or without any the lines
-of stdin. A line may hold several sentences (``illustrated.limits.split_sentences``).
+of stdin. A line may hold several sentences (:func:`illustrated.translator.limits.split_sentences`).
 
 **Checks.** The real translator checks each sentence by the rule the live page applies
-too (``illustrated.limits.check_sentence``): a sentence without words, with letters
+too (:func:`illustrated.translator.limits.check_sentence`): a sentence without words, with letters
 outside the Latin alphabet or longer than the model reads is *refused*; one longer than
 every French training sentence, or made mostly of words that no training sentence has, is
 translated with a *warning*. The toy translator refuses a sentence without words or over
@@ -33,32 +34,19 @@ one-line message).
 """
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 from pathlib import Path
 
-from ._cli import Parser, at_least, passive_waits, plain_warnings, torch_threads
+from ..shipped import TOY_TRANSLATOR, TRANSLATOR
+from ..translator.limits import check_sentence, split_sentences, training_profile
+from . import PROGRAM
+from .common import Parser, at_least, input_lines, plain_warnings, shown, torch_threads
 
-if __name__ == "__main__":  # the command: before torch loads OpenMP, which reads it once
-    passive_waits()
 
-from .limits import check_sentence, split_sentences, training_profile  # noqa: E402
-
-# The toy checkpoint the chapters 10-11 load (``make checkpoint`` regenerates it); present in
-# a clone of the repository, absent from an installed wheel.
-SHIPPED = Path(__file__).resolve().parents[1] / "chapters" / "data" / "translator.pt"
 LEGEND = ("Attention tables. Rows: the English pieces written; columns: the French pieces "
           "read; each cell is the cross-attention weight in % (last decoder layer, averaged "
           "over its heads); each row sums to 100, up to rounding.")
-
-
-def _shown(path) -> str:
-    """``path`` relative to the current folder when it is inside it, for messages."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def latest_checkpoint(folder="checkpoints", pattern="translator-*.pt"):
@@ -77,16 +65,16 @@ class _Parser(Parser):
 
 
 def _description() -> str:
-    from .translator import SHIPPED_REAL, load_translator
+    from ..translator.inference import load_translator
 
     try:
-        profile = training_profile(load_translator(SHIPPED_REAL)[2])
-    except (OSError, ValueError) as error:  # an installed package without the data
-        return (f"Translate French to English with the real translator the repository "
+        profile = training_profile(load_translator(TRANSLATOR)[2])
+    except (OSError, ValueError) as error:  # a missing or damaged shipped file
+        return (f"Translate French to English with the real translator the package "
                 f"ships, or the toy one of chapters 10-11 (--toy). What the real one was "
                 f"trained on cannot be said here: {error}.")
     return (
-        f"Translate French to English with the real translator the repository ships, or the "
+        f"Translate French to English with the real translator the package ships, or the "
         f"toy one of chapters 10-11 (--toy). The real translator was trained on "
         f"{profile.pairs:,} French-English sentence pairs of the Tatoeba Project, short "
         f"everyday sentences: the longest French one has {profile.max_words} words, the "
@@ -96,8 +84,8 @@ def _description() -> str:
         f"line gives one output line; refusals and warnings go to stderr.")
 
 
-def _parser():
-    p = _Parser(prog="python -m illustrated.translate", description="(computed)")
+def parser(program: str = PROGRAM):
+    p = _Parser(prog=f"{program} translate", description="(computed)")
     p.add_argument("sentences", nargs="*",
                    help="French text, one line per argument, one or more sentences per line "
                    "(default: the lines of stdin)")
@@ -122,14 +110,16 @@ def _parser():
     return p
 
 
-def main(argv=None):
-    """The ``python -m illustrated.translate`` command; returns the exit status."""
-    args = _parser().parse_args(argv)
+def main(argv=None, program: str = PROGRAM):
+    """The ``translate`` command (``program`` is how the package's entry names itself, for
+    the messages); returns the exit status."""
+    args = parser(program).parse_args(argv)
+    args.program = program
     with plain_warnings():
-        lines = [] if args.vocab else _read_lines(args.sentences)
+        lines = [] if args.vocab else input_lines(args.sentences)
         if not args.vocab and not any(split_sentences(line) for line in lines):
             print("nothing to translate: give French sentences as arguments or on stdin, "
-                  "e.g. python -m illustrated.translate \"je suis étudiant\"",
+                  f"e.g. {program} translate \"je suis étudiant\"",
                   file=sys.stderr)
             return 1
         try:
@@ -140,15 +130,6 @@ def main(argv=None):
         except (ValueError, FileNotFoundError) as error:
             print(f"cannot translate: {error}", file=sys.stderr)
             return 1
-
-
-def _read_lines(arguments) -> list[str]:
-    """The input lines: the arguments, else stdin cut at each newline only (a line
-    separator such as U+2028 inside a line does not make two output lines)."""
-    if arguments:
-        return list(arguments)
-    lines = sys.stdin.read().split("\n")
-    return lines[:-1] if lines[-1] == "" else lines
 
 
 def _quote(sentence: str) -> str:
@@ -170,19 +151,20 @@ def _is_toy(path) -> bool:
 
 
 def _real(args, lines):
-    from .fused import fuse
-    from .translator import MAX_LEN, SHIPPED_REAL, load_translator, prepare, translate
+    from ..fused import fuse
+    from ..translator.inference import (MAX_LEN, attention_table, load_translator, prepare,
+                                        translate)
 
-    path = Path(args.checkpoint or SHIPPED_REAL)
+    path = Path(args.checkpoint or TRANSLATOR)
     if not path.exists():
         print(f"no checkpoint {path}; make one with: make checkpoint-real", file=sys.stderr)
         return 1
     model, tok, blob = load_translator(path)
-    print(f"real translator: {_shown(path)}", file=sys.stderr)
+    print(f"real translator: {shown(path)}", file=sys.stderr)
     if args.vocab:
         print(f"The real translator reads subword pieces, not words: {len(tok):,} pieces "
               f"learned from its French and English training sentences, enough to spell "
-              f"any French sentence (python -m illustrated.translate --toy --vocab lists "
+              f"any French sentence ({args.program} translate --toy --vocab lists "
               f"the toy translator's words).")
         return 0
     profile = training_profile(blob)
@@ -219,32 +201,17 @@ def _real(args, lines):
     return status
 
 
-def attention_table(model, tok, french: str, english: str) -> str:
-    """A text table: one row per English piece, one column per French piece, the
-    cross-attention weight in hundredths (last decoder layer, mean over heads)."""
-    from .translator import cross_attention
-
-    w, src, tgt = cross_attention(model, tok, french, english)
-    width = max(4, *(len(p) for p in src))
-    left = max(len(p) for p in tgt)
-    lines = [" " * left + " " + " ".join(p.rjust(width) for p in src)]
-    for piece, row in zip(tgt, w):
-        lines.append(piece.rjust(left) + " " + " ".join(
-            f"{round(100 * float(x)):{width}d}" for x in row))
-    return "\n".join(lines)
-
-
 # The toy translator of chapters 10-11: its own checks, one sentence at a time.
 def _toy(args, lines):
-    from .train import load_checkpoint
+    from ..training import load_checkpoint
 
-    path = args.checkpoint or latest_checkpoint() or (SHIPPED if SHIPPED.exists() else None)
-    if path is None or not Path(path).exists():
+    path = args.checkpoint or latest_checkpoint() or TOY_TRANSLATOR
+    if not Path(path).exists():
         print(f"no checkpoint found ({args.checkpoint or 'checkpoints/ is empty'});"
-              " make one with: python -m illustrated.train", file=sys.stderr)
+              f" make one with: {args.program} train", file=sys.stderr)
         return 1
     model, sv, tv = load_checkpoint(path)
-    print(f"toy translator: {_shown(path)}", file=sys.stderr)
+    print(f"toy translator: {shown(path)}", file=sys.stderr)
     if args.vocab:
         known = toy_vocabulary(sv)
         print(f"The toy translator knows {len(known)} French words "
@@ -279,7 +246,7 @@ ARTICLE_NOTE = ("note: the toy translator wrote \"not\" for a sentence without n
 def negated_by_article(french: str, english: str) -> bool:
     """True when the toy translator's quirk shows: ``english`` says "not" for a French
     sentence that has le or la and no negation (ne, n', pas)."""
-    from .data import tokenize
+    from ..data import tokenize
 
     words = tokenize(french)
     negated = any(w in ("ne", "pas") or w.startswith(("n'", "n’")) for w in words)
@@ -289,8 +256,8 @@ def negated_by_article(french: str, english: str) -> bool:
 def _toy_translate(model, sv, tv, sentence, beam):
     import torch
 
-    from .decoding import beam_search
-    from .train import translate_ids
+    from ..decoding import beam_search
+    from ..training import translate_ids
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the unknown words were named just before
@@ -309,7 +276,7 @@ def toy_vocabulary(sv) -> list[str]:
 
 def _toy_problem(sentence, max_len):
     """Why the toy translator cannot take ``sentence``, or ``None``."""
-    from .data import tokenize
+    from ..data import tokenize
 
     found = tokenize(sentence)
     if not found:
@@ -323,7 +290,7 @@ def _toy_problem(sentence, max_len):
 def _warn_unknown(sentence, sv):
     """One line naming the words the toy translator does not know; when they are most of
     the sentence, say that its translation is a guess."""
-    from .data import tokenize
+    from ..data import tokenize
 
     found = tokenize(sentence)
     unknown = [w for w in found if w not in sv.stoi]
@@ -338,6 +305,3 @@ def _warn_unknown(sentence, sv):
         print(f"warning: unknown to the toy translator, read as <unk>: {names}",
               file=sys.stderr)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ._checks import check_dropout, check_heads, check_positive_int, checked_at_the_door
-from .kv_cache import KVCache
-from .layers import EncoderLayer, Embeddings, check_tokens
-from .masks import subsequent_mask
-from .model import Generator, init_parameters
-from .positional import PositionalEncoding, check_positions
+from .._checks import check_dropout, check_heads, check_positive_int, checked_at_the_door
+from ..kv_cache import KVCache
+from ..layers import EncoderLayer, Embeddings, check_tokens
+from ..masks import subsequent_mask
+from ..model import Generator, init_parameters
+from ..positional import PositionalEncoding, check_positions
 
 
 @dataclass(frozen=True)

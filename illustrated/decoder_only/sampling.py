@@ -18,8 +18,8 @@ import math
 
 import torch
 
-from ._checks import check_positive_int, check_tensor
-from .decoding import _evaluating
+from .._checks import check_positive_int, check_tensor
+from ..decoding import _evaluating
 
 MASK32 = 0xFFFFFFFF  # the low 32 bits: what JavaScript's >>> 0 keeps
 

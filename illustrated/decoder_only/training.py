@@ -2,13 +2,13 @@
 Introduced in chapter 13, The decoder alone.
 
 The text is the English side of the Tatoeba pairs' training split
-(:func:`~illustrated.corpus.load_split`), each distinct sentence once, tokenised by the
+(:func:`~illustrated.translator.corpus.load_split`), each distinct sentence once, tokenised by the
 translator's subword tokenizer as ``<bos> w1 ... wn <eos>``. The task is the one the
 translator's decoder already had, without a source sentence: at every position, predict
 the next token (causal language modelling). Held-out sentences are the English sides of
 the split's development and test pairs, which no training sentence equals.
-
-    python -m illustrated.lm_training [--steps N] [--out PATH]
+``python -m illustrated train-writer`` (:mod:`illustrated.commands.train_writer`) trains
+the shipped model with :class:`LMTrainConfig`.
 """
 from __future__ import annotations
 
@@ -21,20 +21,19 @@ import torch
 import torch.nn.functional as F
 from torch.nn.utils.rnn import pad_sequence
 
-from .batching import token_batches
-from .checkpoint import half_state, read_checked, write_atomically
-from .corpus import DATA_DIR, load_split
-from .decoder_only import DecoderOnly, DecoderOnlyConfig
-from .tokenizer import SubwordTokenizer
-from .train import paper_optimiser
+from ..checkpoint import half_state, read_checked, write_atomically
+from ..shipped import WRITER
+from ..training import paper_optimiser
+from ..translator.batching import token_batches
+from ..translator.tokenizer import SubwordTokenizer
+from .model import DecoderOnly, DecoderOnlyConfig
 
 FORMAT = "illustrated-decoder-only-1"
-SHIPPED_LM = DATA_DIR / "writer.pt"
 
 
 @dataclass(frozen=True)
 class LMTrainConfig:
-    """The recipe of the shipped model (``python -m illustrated.lm_training``)."""
+    """The recipe of the shipped model (``python -m illustrated train-writer``)."""
 
     steps: int = 2400  # optimiser steps
     max_tokens: int = 2000  # tokens per batch, padding included
@@ -98,7 +97,7 @@ def perplexity(model, seqs, max_tokens: int = 4000) -> float:
 
 def train_lm(cfg: LMTrainConfig, seqs, vocab: int, max_len: int = 64,
              log=print) -> tuple[DecoderOnly, list[float]]:
-    """Train a :class:`~illustrated.decoder_only.DecoderOnly` on id
+    """Train a :class:`~illustrated.decoder_only.model.DecoderOnly` on id
     sequences; returns it (eval mode) and the training loss (nats per
     token) of every step."""
     torch.manual_seed(cfg.seed)  # dropout
@@ -133,7 +132,7 @@ def save_lm(path, model: DecoderOnly, tokenizer, **extra):
     return write_atomically(blob, path)
 
 
-def load_lm(path=SHIPPED_LM):
+def load_lm(path=WRITER):
     """Returns ``(model, tokenizer, blob)``: the model in float32 and eval
     mode, its tokenizer, and the saved dictionary (``losses``, ``recipe``,
     ``perplexity``, ...). A damaged or foreign file raises ``ValueError``."""
@@ -144,36 +143,3 @@ def load_lm(path=SHIPPED_LM):
     model.load_state_dict({k: v.float() for k, v in blob["state_dict"].items()})
     tok = SubwordTokenizer(Tokenizer.from_str(blob["tokenizer"]))
     return model.eval(), tok, blob
-
-
-def main(argv=None) -> int:
-    """The ``python -m illustrated.lm_training`` command (``make checkpoint-lm``): train,
-    print the time and the development perplexity, write the file; returns 0."""
-    from ._cli import Parser, at_least, passive_waits
-    passive_waits()
-    parser = Parser(prog="python -m illustrated.lm_training",
-                    description="Train the decoder-only model on the English "
-                                "sentences of the Tatoeba training split.")
-    parser.add_argument("--steps", type=at_least(1), default=LMTrainConfig.steps)
-    parser.add_argument("--seed", type=at_least(0), default=0)
-    parser.add_argument("--out", default=str(SHIPPED_LM))
-    args = parser.parse_args(argv)
-    cfg = LMTrainConfig(steps=args.steps, seed=args.seed)
-    split, tok = load_split(), SubwordTokenizer.load()
-    train = encode_sentences(tok, english_sentences(split.train), 64)
-    held = encode_sentences(tok, english_sentences(split.dev), 64)
-    start, cpu = time.time(), time.process_time()
-    model, losses = train_lm(cfg, train, len(tok))
-    seconds, cpu = time.time() - start, time.process_time() - cpu
-    ppl = perplexity(model, held)
-    print(f"{len(train)} sentences, {cfg.steps} steps in {seconds:.0f} s "
-          f"({cpu:.0f} CPU-seconds on {torch.get_num_threads()} threads); "
-          f"development perplexity {ppl:.2f}")
-    save_lm(args.out, model, tok, losses=losses, recipe=dataclasses.asdict(cfg),
-            perplexity=ppl, seconds=seconds, cpu_seconds=cpu,
-            threads=torch.get_num_threads(), sentences=len(train))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -10,15 +10,15 @@ into an axes of your own; the function then returns ``ax.figure``.
 All colours come from the palette constants of :mod:`illustrated.draw.palette`,
 re-exported here (``draw.QUERY``). Texts containing Chinese characters
 (chapter 3 labels rows with 人, 工, 智, 能) are drawn, text by text, with a small subset of
-WenQuanYi Micro Hei shipped in ``illustrated/fonts/``; ``scripts/subset_font.py`` adds
+WenQuanYi Micro Hei shipped in ``illustrated/draw/fonts/``; ``scripts/subset_font.py`` adds
 characters to it.
 
 Two editions from one call (issue 31): every word a figure draws (titles, axis labels,
 legends, alt text, and the words a caller passes in) goes through
-``illustrated.words.tr``, and a figure shown in a notebook also stores its Chinese
+``illustrated.draw.words.tr``, and a figure shown in a notebook also stores its Chinese
 rendering, drawn again from the same call inside ``in_edition("zh_CN")``, in the output's
 metadata (``{"zh_CN": {"png", "alt", "untranslated"}}``); the Chinese pages show it. New
-figure words go into ``illustrated/locale/zh_CN/draw.po``; a figure drawn into a caller's
+figure words go into ``illustrated/draw/locale/zh_CN/draw.po``; a figure drawn into a caller's
 ``ax=`` has English only.
 
 One module per kind of figure; import the functions from here

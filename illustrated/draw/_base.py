@@ -4,7 +4,7 @@ The figure class Jupyter can show without pyplot, input checks, the bundled CJK 
 number formatting, the coloured boxes of tensors and tables, and the two editions: every
 public function is decorated with :func:`_editions`, so that a figure shown in a notebook
 also carries its Chinese rendering (same call, same numbers, words through
-:func:`illustrated.words.tr`).
+:func:`illustrated.draw.words.tr`).
 """
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from .._checks import check_tensor
-from ..words import carried_editions, edition, in_edition, lookup, tr
 from .palette import INK
+from .words import carried_editions, edition, in_edition, lookup, tr
 
-_FONT_FILE = Path(__file__).parent.parent / "fonts" / "wqy-microhei-subset.ttf"
+_FONT_FILE = Path(__file__).parent / "fonts" / "wqy-microhei-subset.ttf"
 _CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
 _CELL_IN = 0.5  # the side of one box in inches, when there is room
 

@@ -11,13 +11,13 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .._checks import check_positive_int
-from ..words import tr
 from ._base import (_CELL_IN, _alt, _as_tensor, _check_labels, _clean, _draw_cells, _editions,
                     _finish, _labels, _listed, _new_axes, _norm, _value_fontsize, _words)
 from .diagrams import (_DECODER_LAYER, _SUB_H, _SUB_W, _arrow, _blank, _box, _diagram,
                        _layer, _layer_inputs)
 from .palette import ACCENT, DECODER, DIVERGING, INK, MUTED, PAPER, SERIES
 from .tensors import _math
+from .words import tr
 
 
 def _frame(ax, title) -> None:

@@ -9,11 +9,11 @@ from matplotlib.path import Path as MplPath
 import torch
 
 from .._checks import check_positive_int
-from ..words import tr
 from ._base import (_as_tensor, _check_labels, _draw_cells, _editions, _Figure, _finish,
                     _norm)
 from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERGING,
                       ENCODER, FEED_FORWARD, INK, MUTED, PAPER, POSITIONAL)
+from .words import tr
 
 # Every part stack_diagram can highlight.
 PARTS = (

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..words import tr
 from ._base import (_as_tensor, _axes_inches, _check_labels, _clean, _editions, _finish, _fmt,
                     _ink_on, _labels, _new_axes, _value_fontsize, _words)
 from .palette import DIVERGING, INK, MUTED, SERIES
+from .words import tr
 
 _VALUES_UP_TO = 16  # values are printed in the cells of tables at most this wide
 

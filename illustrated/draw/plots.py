@@ -6,10 +6,10 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from ..words import tr
 from ._base import (_Figure, _alt, _as_tensor, _axes_inches, _check_labels, _editions, _finish,
                     _fmt, _labels, _listed, _new_axes, _value_fontsize, _words)
 from .palette import INK, MUTED, SERIES, VALUE
+from .words import tr
 
 
 def _vector(x, name: str) -> torch.Tensor:

@@ -13,12 +13,12 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from ..words import tr
 from ._base import (_CELL_IN, _Figure, _alt, _as_tensor, _axes_inches, _check_labels, _clean,
                     _draw_cells, _editions, _finish, _fmt, _ink_on, _labels, _listed, _new_axes,
                     _norm, _value_fontsize, _words)
 from .palette import (DIVERGING, EMBEDDING, INK, KEY, MUTED, OUTPUT, PAPER, QUERY,
                       SEQUENTIAL, VALUE)
+from .words import tr
 
 _WIDE = 48  # tensors with more columns are drawn as thin stripes, without values
 

@@ -3,7 +3,7 @@
 Every word a figure shows (titles, axis labels, legends, alt texts) passes through
 :func:`tr`. In the English edition (the default) it comes back unchanged; inside
 ``with in_edition("zh_CN"):`` it comes back in Chinese, from the catalogues
-``illustrated/locale/zh_CN/*.po`` (``draw.po`` for the figures, ``explorers.po`` for the
+``illustrated/draw/locale/zh_CN/*.po`` (``draw.po`` for the figures, ``explorers.po`` for the
 explorers). A text the catalogue does not know comes back unchanged.
 
 A message may be a template: code writes ``tr("head {i}").format(i=3)``. A finished text

@@ -1,5 +1,6 @@
 """The checker of the chapter Real sentences: packing sentences, sorted by length, into
-batches of a token budget (the step inside :func:`illustrated.batching.token_batches`)."""
+batches of a token budget (the step inside
+:func:`illustrated.translator.batching.token_batches`)."""
 from __future__ import annotations
 
 from typing import Callable

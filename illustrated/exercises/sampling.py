@@ -3,8 +3,8 @@
 Top-p (nucleus) sampling draws the next token from the fewest most probable tokens whose
 probabilities add up to ``p`` or more, renormalised; every other token gets 0. The
 learner's ``top_p(probs, p)`` takes one distribution ``(V,)`` and returns that one. The
-reference is :func:`illustrated.sampling.next_token_probs` with ``top_p=p`` (ties ranked
-by the lower id first); the checker names the usual wrong versions (the token that
+reference is :func:`illustrated.decoder_only.sampling.next_token_probs` with ``top_p=p``
+(ties ranked by the lower id first); the checker names the usual wrong versions (the token that
 crosses ``p`` dropped, no renormalising, the least probable kept, the result left in rank
 order, ``p`` read as a threshold on each probability, ties broken the other way).
 """
@@ -14,7 +14,7 @@ from typing import Callable
 
 import torch
 
-from ..sampling import next_token_probs
+from ..decoder_only.sampling import next_token_probs
 from ._frames import _learner_frames_only
 from ._runner import _Case, _equals, _randn, _run, _t
 

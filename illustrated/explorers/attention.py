@@ -7,7 +7,7 @@ import torch
 from .._checks import check_positive_int, check_tensor
 from ..attention import scaled_dot_product_attention
 from ..draw.palette import ACCENT, INK, KEY, QUERY
-from ..words import tr
+from ..draw.words import tr
 from .explorer import (DIGITS, PANEL, Explorer, _check_grid, _explorer, _frame, _labels,
                        _listing, _text_expr, in_every_edition)
 

@@ -3,7 +3,7 @@ tree, one decoding step at a time."""
 from __future__ import annotations
 
 from ..draw.palette import INK, KEY, MUTED
-from ..words import tr
+from ..draw.words import tr
 from .explorer import Explorer, _explorer, _frame, _labels, in_every_edition
 
 BEAM_STATES = ("kept", "dropped", "finished")
@@ -59,7 +59,7 @@ def beam_explorer(levels, title: str | None = None, title_fields: dict | None = 
     Args:
         levels: the tree, as :func:`illustrated.draw.beam_tree` takes it.
         title: a title in words, a template whose ``{fields}`` ``title_fields`` fills in
-            after it is put in the edition's words (``illustrated/locale``), e.g.
+            after it is put in the edition's words (``illustrated/draw/locale``), e.g.
             ``"Beam search on “{sentence}”"`` with ``{"sentence": sentence}``.
         title_fields: the values of the title's fields.
 

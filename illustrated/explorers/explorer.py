@@ -7,7 +7,7 @@ import functools
 import json
 import string
 
-from ..words import carried_editions, in_edition, tr
+from ..draw.words import carried_editions, in_edition, tr
 
 #: Decimals kept in an explorer's data, so that what nbval compares is equal on every CPU.
 DIGITS = 3
@@ -27,7 +27,7 @@ NOTE = ("An interactive explorer is drawn here when the page runs JavaScript; th
 class Explorer:
     """A Vega-Lite chart with its controls, shown by Jupyter and by the book's pages.
 
-    Its words are the edition's that was current when it was made (``illustrated.words``);
+    Its words are the edition's that was current when it was made (``illustrated.draw.words``);
     ``editions`` holds the same explorer in the words of the book's other editions (the
     explorer functions fill it, ``in_every_edition``), which its Jupyter output carries
     in its metadata for the Chinese build (scripts/explorer_editions.py).

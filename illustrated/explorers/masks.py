@@ -6,8 +6,8 @@ import torch
 
 from .._checks import check_positive_int
 from ..draw.palette import INK, KEY, MUTED
+from ..draw.words import tr
 from ..model import make_std_masks
-from ..words import tr
 from .explorer import PANEL, Explorer, _explorer, _frame, _labels, in_every_edition
 
 MASK_PANELS = {"encoder": "encoder self-attention", "decoder": "decoder self-attention",

@@ -6,8 +6,8 @@ import torch
 
 from .._checks import check_positive_int
 from ..draw.palette import ACCENT, INK, SERIES
+from ..draw.words import tr
 from ..positional import sinusoidal_encoding
-from ..words import tr
 from .explorer import (DIGITS, PANEL, Explorer, _check_grid, _explorer, _frame, _listing,
                        _rounded, in_every_edition)
 

@@ -1,5 +1,5 @@
 """The real corpus: French-English sentence pairs from the Tatoeba Project (CC BY 2.0 FR,
-via manythings.org/anki), shipped in ``chapters/data/tatoeba/``, and their split *by English
+via manythings.org/anki), shipped in ``illustrated/shipped/tatoeba/``, and their split *by English
 sentence* into training, development and test sets. Introduced in the chapter Real
 sentences.
 
@@ -21,10 +21,8 @@ import random
 import re
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
 
-DATA_DIR = Path(__file__).resolve().parents[1] / "chapters" / "data" / "tatoeba"
-TSV = DATA_DIR / "eng-fra.tsv"
+from ..shipped import PAIRS
 
 _SPACES = re.compile(r"[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
 _APOSTROPHES = re.compile(r"[\u2019\u2018\u02bc`´]")
@@ -58,7 +56,7 @@ def english_key(text: str) -> str:
     return _FINAL_MARKS.sub("", text).lower()
 
 
-def load_pairs(path=TSV) -> list[tuple[str, str]]:
+def load_pairs(path=PAIRS) -> list[tuple[str, str]]:
     """``(french, english)`` pairs, :func:`clean`-ed, each distinct pair once, in the file's
     order (``English<TAB>French`` lines). Read once per file and process."""
     return list(_load(str(path)))
@@ -109,6 +107,6 @@ def split_by_english(pairs, n_dev: int = 1000, n_test: int = 1000, seed: int = 0
     return Split(*parts)
 
 
-def load_split(path=TSV, **kwargs) -> Split:
+def load_split(path=PAIRS, **kwargs) -> Split:
     """:func:`split_by_english` of :func:`load_pairs` (the corpus the shipped model uses)."""
     return split_by_english(load_pairs(path), **kwargs)

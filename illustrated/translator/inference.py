@@ -1,7 +1,8 @@
 """The real translator: a :class:`~illustrated.model.Transformer` with its subword tokenizer,
 saved as one small file (float16 weights, the tokenizer's JSON inside), and the functions
 that translate with it: greedy or beam search, in batches of similar lengths, and the
-cross-attention of one translation. Introduced in the chapter Real sentences.
+cross-attention of one translation (as weights, or as the text table ``python -m
+illustrated translate --attention`` prints). Introduced in the chapter Real sentences.
 """
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ from pathlib import Path
 
 import torch
 
-from .checkpoint import half_state, read_checked, write_atomically
-from .corpus import DATA_DIR, clean
-from .decoding import beam_search_batch, greedy_decode
-from .model import ModelConfig, Transformer
+from ..checkpoint import half_state, read_checked, write_atomically
+from ..decoding import beam_search_batch, greedy_decode
+from ..model import ModelConfig, Transformer
+from ..shipped import TRANSLATOR
+from .corpus import clean
 from .tokenizer import SubwordTokenizer
 
 FORMAT = "illustrated-real-translator-1"
-SHIPPED_REAL = DATA_DIR / "translator.pt"
 #: The longest source or target the model reads or writes, in subword tokens with
 #: ``<bos>`` and ``<eos>``.
 MAX_LEN = 64
@@ -33,9 +34,9 @@ def save_translator(path, model, tokenizer, **extra) -> Path:
     return write_atomically(blob, path)
 
 
-def load_translator(path=SHIPPED_REAL):
+def load_translator(path=TRANSLATOR):
     """Returns ``(model, tokenizer, blob)``: the model in float32 and eval mode, the
-    :class:`~illustrated.tokenizer.SubwordTokenizer`, and the whole saved dictionary (its
+    :class:`~illustrated.translator.tokenizer.SubwordTokenizer`, and the whole saved dictionary (its
     ``history``, ``scores`` ...). A damaged or foreign file raises ``ValueError``."""
     from tokenizers import Tokenizer
 
@@ -47,9 +48,10 @@ def load_translator(path=SHIPPED_REAL):
 
 
 def prepare(text: str) -> str:
-    """A French input as the corpus writes its sentences: :func:`~illustrated.corpus.clean`-ed,
-    starting with a capital and ending with a punctuation mark (every sentence of the
-    corpus does; ``.`` is added if none): ``"je suis étudiant"`` -> ``"Je suis étudiant."``."""
+    """A French input as the corpus writes its sentences:
+    :func:`~illustrated.translator.corpus.clean`-ed, starting with a capital and ending with
+    a punctuation mark (every sentence of the corpus does; ``.`` is added if none):
+    ``"je suis étudiant"`` -> ``"Je suis étudiant."``."""
     text = clean(text)
     text = text[:1].upper() + text[1:]
     if text and not _END.search(text):
@@ -87,7 +89,7 @@ def cross_attention(model, tokenizer, sentence: str, translation: str | None = N
     cross-attention, averaged over heads, ``(T, S)``, when the model reads ``sentence`` and
     writes ``translation`` (default: its own greedy translation). Row ``i`` is the step that
     *writes* ``target_pieces[i]`` (the English pieces, then ``<eos>``)."""
-    from .model import make_std_masks
+    from ..model import make_std_masks
 
     if translation is None:
         translation, = translate(model, tokenizer, [sentence])
@@ -99,6 +101,19 @@ def cross_attention(model, tokenizer, sentence: str, translation: str | None = N
         model(src, tgt, src_mask, tgt_mask)
     w = model.decoder.layers[-1].src_attn.attention_weights[0].mean(0)  # (T, S)
     return w, _pieces(tokenizer, src_ids), _pieces(tokenizer, tgt_ids[1:])
+
+
+def attention_table(model, tok, french: str, english: str) -> str:
+    """A text table: one row per English piece, one column per French piece, the
+    cross-attention weight in hundredths (last decoder layer, mean over heads)."""
+    w, src, tgt = cross_attention(model, tok, french, english)
+    width = max(4, *(len(p) for p in src))
+    left = max(len(p) for p in tgt)
+    lines = [" " * left + " " + " ".join(p.rjust(width) for p in src)]
+    for piece, row in zip(tgt, w):
+        lines.append(piece.rjust(left) + " " + " ".join(
+            f"{round(100 * float(x)):{width}d}" for x in row))
+    return "\n".join(lines)
 
 
 def _pieces(tokenizer, ids):

@@ -1,5 +1,5 @@
 """What the real translator was trained on, and how a reader's sentence is checked against
-it. Introduced in the chapter Real sentences; ``python -m illustrated.translate`` and the live
+it. Introduced in the chapter Real sentences; ``python -m illustrated translate`` and the live
 translator page (``_static/live/``, which mirrors this module line by line) apply the same
 rule and say the same words.
 
@@ -7,7 +7,7 @@ A text is cut into sentences (:func:`split_sentences`); each sentence is then
 
 - **refused** when the model cannot read it at all: no word in it, letters outside the
   Latin alphabet (the model has only read French), or more subword pieces than
-  :data:`~illustrated.translator.MAX_LEN`;
+  :data:`~illustrated.translator.inference.MAX_LEN`;
 - **translated with a warning** when it lies outside what the model was trained on: longer,
   in words, than every French training sentence, or made mostly of words that no French
   training sentence has (English, a name, a rare word).
@@ -146,8 +146,8 @@ def check_sentence(sentence: str, pieces: int, profile: TrainingProfile,
 
 def training_profile(blob: dict) -> TrainingProfile:
     """The profile of the pairs a real translator was trained on, from its checkpoint's
-    dictionary (:func:`~illustrated.translator.load_translator`'s ``blob``): the one
-    ``python -m illustrated.train`` keeps in it, or, for a checkpoint without one, computed
+    dictionary (:func:`~illustrated.translator.inference.load_translator`'s ``blob``): the one
+    ``python -m illustrated train`` keeps in it, or, for a checkpoint without one, computed
     from the corpus split its ``train_config`` names (seconds)."""
     if "profile" in blob:
         return TrainingProfile.from_json(blob["profile"])

@@ -47,7 +47,7 @@ def shared_names(french: str, english: str, names) -> list[str]:
 
 def name_pieces(tokenizer) -> tuple[list[str], list[str]]:
     """``(first, inner)``: the pieces of ``tokenizer`` (a
-    :class:`~illustrated.tokenizer.SubwordTokenizer`) made of one to four lower-case
+    :class:`~illustrated.translator.tokenizer.SubwordTokenizer`) made of one to four lower-case
     letters, those that start a word and those inside one."""
     first, inner = [], []
     for i in range(len(tokenizer)):

@@ -1,64 +1,44 @@
-"""``python -m illustrated.evaluate``: score a real translator on the test split as the field
-scores translations (:mod:`illustrated.evaluation`) and write everything the chapter Real
-sentences reports into one JSON file (default ``chapters/data/tatoeba/evaluation.json``).
+"""The evaluation report of a real translator: its test split scored as the field scores
+translations (:mod:`illustrated.translator.scores`), everything the chapter Real sentences
+reports, as one JSON-ready dict (:func:`evaluation_report`), which ``python -m illustrated
+evaluate`` writes (``chapters/data/tatoeba/evaluation.json`` for the shipped translator);
+and the shorter :func:`held_out_scores` that ``python -m illustrated train`` stores in the
+checkpoint it writes. Introduced in the chapter Real sentences.
 
-It translates the test pairs of the split the checkpoint was trained on, greedy and with
-beam search (4 candidates), and writes: sacreBLEU's signatures; BLEU and chrF of each
+The report translates the test pairs of the split the checkpoint was trained on, greedy and
+with beam search (4 candidates), and holds: sacreBLEU's signatures; BLEU and chrF of each
 decoder with 95 % bootstrap intervals; the paired bootstrap of beam against greedy and the
 sentence-by-sentence comparison (wins, losses, ties, the largest of each); the test split
 into sentences at most one word from a training sentence and the rest, each scored; BLEU by
-source length; the names copy probe (``illustrated.names``); the probe set of our own
-sentences, kind by kind; and the test translations themselves, so a chapter recomputes from
-them without translating. The same checkpoint gives the same file. On a CPU shared with
-other work, ``OMP_NUM_THREADS=1`` is faster (threads that wait for each other). A missing or foreign
-checkpoint, or an output that cannot be written, gets a one-line message (exit status 1).
+source length; the names copy probe (:mod:`illustrated.translator.names`); the probe set of
+our own sentences, kind by kind; and the test translations themselves, so a chapter
+recomputes from them without translating. The same checkpoint gives the same report.
 """
 from __future__ import annotations
 
 import json
 import os
-import sys
-import time
 from pathlib import Path
 
-from ._cli import Parser, at_least, plain_warnings
-from .corpus import DATA_DIR, TSV, load_split
-from .evaluation import (PROBE, bootstrap_interval, compare_sentences, corpus_scores,
-                         grouped_scores, length_buckets, load_probe,
-                         nearest_training_distance, paired_bootstrap, probe_scores)
-from .translator import SHIPPED_REAL, load_translator, translate
+from ..shipped import PAIRS, PROBE
+from .corpus import load_split
+from .inference import translate
+from .names import copy_probe, copy_rate
+from .probe import load_probe, probe_scores
+from .scores import (bootstrap_interval, compare_sentences, corpus_scores, grouped_scores,
+                     length_buckets, nearest_training_distance, paired_bootstrap)
 
-PROG = "python -m illustrated.evaluate"
-OUT = DATA_DIR / "evaluation.json"
-BEAM = 4  # the beam of python -m illustrated.train's scores
+BEAM = 4  # the beam of every beam score here
 EXAMPLES = 5  # largest wins and losses listed
+_ROOT = Path(__file__).resolve().parents[2]  # the folder that holds the package
 
 
-def _parser():
-    p = Parser(prog=PROG, description="Score a real translator on the Tatoeba test split "
-               "(sacreBLEU BLEU and chrF, greedy and beam 4, paired bootstrap, near-neighbour "
-               "split, names and probe sets) and write one JSON file.")
-    p.add_argument("--checkpoint", default=str(SHIPPED_REAL),
-                   help="the real translator to score (default: the shipped one, "
-                   f"{_rel(SHIPPED_REAL)})")
-    p.add_argument("--out", default=str(OUT),
-                   help=f"the JSON file to write (default {_rel(OUT)})")
-    p.add_argument("--resamples", type=at_least(1), default=1000,
-                   help="bootstrap resamples of the test sentences (default %(default)s)")
-    p.add_argument("--probe", default=str(PROBE),
-                   help="the probe set, kind<TAB>french<TAB>english (default "
-                   f"{_rel(PROBE)}: our own sentences)")
-    p.add_argument("--limit", type=at_least(0), default=0,
-                   help="score only the first N test pairs, for a quick check (0: all)")
-    return p
-
-
-def _rel(path) -> str:
-    """``path`` relative to the current folder when it is inside it, for messages."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
+def named_path(path) -> str:
+    """A file as the report names it: from the folder that holds the package when it is
+    inside it (``illustrated/shipped/probe.tsv``, wherever the command runs), else its
+    absolute path."""
+    path = Path(path).resolve()
+    return path.relative_to(_ROOT).as_posix() if path.is_relative_to(_ROOT) else str(path)
 
 
 def _both(model, tok, sources):
@@ -101,8 +81,6 @@ def _by_length(out, test, resamples) -> dict:
 
 
 def _names(model, tok, test, train) -> dict:
-    from .names import copy_probe, copy_rate
-
     probe = copy_probe(test, train)
     total = sum(len(put) for _, _, put in probe)
     result = {"sentences": len(probe), "names": total}
@@ -116,16 +94,17 @@ def _probe(model, tok, path, resamples) -> dict:
     rows = load_probe(path)
     scored = {k: probe_scores(model, tok, path, beam, resamples) for k, beam in
               (("greedy", 0), ("beam", BEAM))}
-    return {"file": _rel(path),
+    return {"file": named_path(path),
             **{k: s["kinds"] for k, s in scored.items()},
             "translations": [{"kind": kind, "french": f, "english": e,
                               **{k: s["translations"][i] for k, s in scored.items()}}
                              for i, (kind, f, e) in enumerate(rows)]}
 
 
-def evaluate(model, tok, train_config=None, resamples: int = 1000, limit: int = 0,
-             probe=PROBE) -> dict:
-    """Everything the command writes, as a JSON-ready dict (see the module docstring).
+def evaluation_report(model, tok, train_config=None, resamples: int = 1000, limit: int = 0,
+                      probe=PROBE) -> dict:
+    """Everything ``python -m illustrated evaluate`` writes, as a JSON-ready dict (see the
+    module docstring).
     ``train_config`` (the checkpoint's) names the split's seed and the training pairs;
     ``limit`` keeps the first test pairs only (0: all); ``probe`` is the probe set's file."""
     cfg = train_config or {}
@@ -137,7 +116,7 @@ def evaluate(model, tok, train_config=None, resamples: int = 1000, limit: int = 
     out = _both(model, tok, [f for f, _ in test])
     scores = {k: corpus_scores(h, refs) for k, h in out.items()}
     return {
-        "test": {"corpus": "chapters/data/tatoeba/" + TSV.name, "split_seed": seed,
+        "test": {"corpus": named_path(PAIRS), "split_seed": seed,
                  "pairs": len(test), "decoders": {"greedy": "greedy",
                                                   "beam": f"beam search, {BEAM} candidates, "
                                                   "length penalty 0.6"}},
@@ -154,38 +133,38 @@ def evaluate(model, tok, train_config=None, resamples: int = 1000, limit: int = 
     }
 
 
+def held_out_scores(model, tok, held, train_pairs, last_state=None) -> dict:
+    """What ``python -m illustrated train --corpus tatoeba`` stores in its checkpoint about
+    the ``held`` pairs (``(french, english)``): BLEU and chrF, greedy and beam, with their
+    signatures; the share of invented names copied
+    (:func:`~illustrated.translator.names.copy_probe` against ``train_pairs``); and, given
+    the weights before the checkpoint averaging (``last_state``), that model's BLEU, greedy
+    and beam."""
+    src, refs = [f for f, _ in held], [e for _, e in held]
+    greedy = corpus_scores(translate(model, tok, src), refs)
+    beam = corpus_scores(translate(model, tok, src, beam=BEAM), refs)
+    scores = {"sentences": len(held), "bleu": greedy["bleu"], "beam_bleu": beam["bleu"],
+              "chrf": greedy["chrf"], "beam_chrf": beam["chrf"],
+              "bleu_signature": greedy["bleu_signature"],
+              "chrf_signature": greedy["chrf_signature"]}
+    probe = copy_probe(held, train_pairs)
+    scores["names_copied"] = copy_rate(translate(model, tok, [f for f, _, _ in probe]), probe)
+    scores["names_probe"] = len(probe)
+    if last_state is not None:  # the same model before the checkpoint averaging
+        from ..model import Transformer
 
-def main(argv=None) -> int:
-    """The ``python -m illustrated.evaluate`` command; returns the exit status."""
-    args = _parser().parse_args(argv)
-    with plain_warnings():
-        try:
-            model, tok, blob = load_translator(args.checkpoint)
-        except FileNotFoundError:
-            print(f"{PROG}: no checkpoint at {args.checkpoint} (train one with: python -m "
-                  "illustrated.train --corpus tatoeba)", file=sys.stderr)
-            return 1
-        except ValueError as error:  # damaged, or not a real translator: named by the loader
-            print(f"{PROG}: cannot evaluate: {error}", file=sys.stderr)
-            return 1
-        print(f"read: {_rel(args.checkpoint)}", flush=True)
-        start = time.perf_counter()
-        report = {"checkpoint": _rel(args.checkpoint),
-                  **evaluate(model, tok, blob.get("train_config"), args.resamples, args.limit,
-                             args.probe)}
-        try:
-            _write_json(report, args.out)
-        except OSError as error:  # a folder that does not exist or cannot be written
-            print(f"{PROG}: cannot write {args.out}: {error}", file=sys.stderr)
-            return 1
-    for line in summary(report):
-        print(line)
-    print(f"wrote: {_rel(args.out)} ({time.perf_counter() - start:.0f} s)")
-    return 0
+        last = Transformer(model.config)
+        last.load_state_dict(last_state)
+        last.eval()
+        scores["unaveraged_bleu"] = corpus_scores(translate(last, tok, src), refs)["bleu"]
+        scores["unaveraged_beam_bleu"] = corpus_scores(
+            translate(last, tok, src, beam=BEAM), refs)["bleu"]
+    return scores
 
 
-def _write_json(report: dict, path) -> None:
-    """Write atomically: a temporary file beside ``path``, then ``os.replace``."""
+def write_json(report: dict, path) -> None:
+    """Write ``report`` to ``path`` atomically: a temporary file beside it, then
+    ``os.replace``."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
@@ -220,6 +199,3 @@ def _ci(scores: dict, metric: str) -> str:
     low, high = scores[f"{metric}_95"]
     return f"{scores[metric]:.1f} [{low:.1f}, {high:.1f}]"
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,30 +1,24 @@
 """Scoring translations as the field scores them: corpus BLEU and chrF by sacreBLEU with
-their signatures, a paired bootstrap for the difference of two systems, a sentence-by-sentence
-comparison, the distance of each test sentence to the training set, and a probe set of our
-own sentences. Introduced in the chapter Real sentences; ``python -m illustrated.evaluate``
-writes all of it for the shipped translator.
+their signatures, a paired bootstrap for the difference of two systems, a
+sentence-by-sentence comparison, the distance of each test sentence to the training set,
+and scores by group (by length, by kind). Introduced in the chapter Real sentences;
+``python -m illustrated evaluate`` writes all of it for the shipped translator
+(:mod:`illustrated.translator.report`).
 
-Protocol: one hypothesis and one reference per test pair, the reference *as the corpus writes
-it* (case and contractions kept, :mod:`illustrated.corpus`); sacreBLEU's defaults (BLEU:
-13a tokenisation, mixed case, exp smoothing; chrF: character 6-grams, beta 2), which each
-score's signature records. Resampling uses sacreBLEU's own sufficient statistics (what
-``sacrebleu.significance`` resamples), so a resampled score is computed exactly as sacreBLEU
-computes a corpus score.
+Protocol: one hypothesis and one reference per test pair, the reference *as the corpus
+writes it* (case and contractions kept, :mod:`illustrated.translator.corpus`); sacreBLEU's
+defaults (BLEU: 13a tokenisation, mixed case, exp smoothing; chrF: character 6-grams, beta
+2), which each score's signature records. Resampling uses sacreBLEU's own sufficient
+statistics (what ``sacrebleu.significance`` resamples), so a resampled score is computed
+exactly as sacreBLEU computes a corpus score.
 """
 from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 
 import numpy as np
 
-from .corpus import DATA_DIR
-
-#: The probe set of our own sentences (not Tatoeba's).
-PROBE = DATA_DIR / "probe.tsv"
-#: The kinds of sentence the probe set holds, the control (``everyday``) first.
-PROBE_KINDS = ("everyday", "long", "names", "topic", "register")
 _WORD = re.compile(r"\w+")
 
 
@@ -286,7 +280,7 @@ def grouped_scores(hyps, refs, labels, resamples: int = 1000, seed: int = 0) -> 
 
 def length_buckets(sources, edges=(5, 10, 15)) -> list[str]:
     """A length label for each source sentence by its number of words
-    (:func:`illustrated.limits.words`): with the default edges ``"1-5"``, ``"6-10"``,
+    (:func:`illustrated.translator.limits.words`): with the default edges ``"1-5"``, ``"6-10"``,
     ``"11-15"``, ``"16+"`` (a sentence without words counts as ``"1-5"``)."""
     from .limits import words
 
@@ -295,38 +289,3 @@ def length_buckets(sources, edges=(5, 10, 15)) -> list[str]:
         raise ValueError(f"edges must be increasing positive word counts, got {edges!r}")
     names = [f"{lo + 1}-{hi}" for lo, hi in zip((0, *edges), edges)] + [f"{edges[-1] + 1}+"]
     return [names[sum(len(words(s)) > e for e in edges)] for s in sources]
-
-
-def load_probe(path=PROBE) -> list[tuple[str, str, str]]:
-    """The probe set: ``(kind, french, english)`` rows of a ``kind<TAB>french<TAB>english``
-    file with that header line; ``kind`` is one of :data:`PROBE_KINDS`."""
-    rows = Path(path).read_text(encoding="utf-8").splitlines()
-    if not rows or rows[0].split("\t") != ["kind", "french", "english"]:
-        raise ValueError(f"{path}: the first line must be kind<TAB>french<TAB>english")
-    out = []
-    for n, line in enumerate(rows[1:], 2):
-        cols = line.split("\t")
-        if len(cols) != 3 or not all(c.strip() for c in cols):
-            raise ValueError(f"{path}:{n}: expected kind<TAB>french<TAB>english, got "
-                             f"{line!r:.80}")
-        if cols[0] not in PROBE_KINDS:
-            raise ValueError(f"{path}:{n}: kind must be one of {PROBE_KINDS}, got {cols[0]!r}")
-        out.append(tuple(cols))
-    return out
-
-
-def probe_scores(model, tok, path=PROBE, beam: int = 0, resamples: int = 1000) -> dict:
-    """Translate the probe set (:func:`load_probe`) and score it kind by kind.
-
-    Returns:
-        A dict whose ``kinds`` maps each kind to its :func:`grouped_scores` entry (sentences,
-        share, BLEU, chrF and their intervals), ``translations`` lists the translations in
-        the file's order. chrF is the one to read: a kind has about ten sentences, too few
-        n-grams for a stable BLEU.
-    """
-    from .translator import prepare, translate
-
-    rows = load_probe(path)
-    out = translate(model, tok, [prepare(f) for _, f, _ in rows], beam=beam)
-    kinds = grouped_scores(out, [e for _, _, e in rows], [k for k, _, _ in rows], resamples)
-    return {"kinds": kinds, "translations": out}

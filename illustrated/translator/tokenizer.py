@@ -1,6 +1,6 @@
 """Subword tokenisation: byte-level byte-pair encoding (BPE), one vocabulary shared by French
 and English as in the paper, trained with the ``tokenizers`` library and kept as a JSON file
-(``chapters/data/tatoeba/tokenizer.json``) so that every program tokenises identically.
+(``illustrated/shipped/tatoeba/tokenizer.json``) so that every program tokenises identically.
 Introduced in the chapter Real sentences.
 
 Byte-level: the text is first written as UTF-8 bytes, and the 256 bytes are the alphabet, so
@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .corpus import DATA_DIR
+from ..shipped import TOKENIZER
 
-TOKENIZER_FILE = DATA_DIR / "tokenizer.json"
 SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]  # ids 0, 1, 2, 3, as illustrated.data.Vocab
 
 
@@ -54,7 +53,7 @@ class SubwordTokenizer:
     def train_words(cls, texts, vocab_size: int = 8000) -> "SubwordTokenizer":
         """A word-level vocabulary instead, as source 001 (d2l) uses: the ``vocab_size`` most
         frequent words and punctuation marks; any other word becomes ``<unk>``. For comparing
-        words with subwords (``python -m illustrated.train --corpus tatoeba --tokens word``)."""
+        words with subwords (``python -m illustrated train --corpus tatoeba --tokens word``)."""
         from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
         tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
@@ -69,12 +68,12 @@ class SubwordTokenizer:
         return cls(tok)
 
     @classmethod
-    def load(cls, path=TOKENIZER_FILE) -> "SubwordTokenizer":
+    def load(cls, path=TOKENIZER) -> "SubwordTokenizer":
         from tokenizers import Tokenizer
 
         return cls(Tokenizer.from_file(str(path)))
 
-    def save(self, path=TOKENIZER_FILE) -> Path:
+    def save(self, path=TOKENIZER) -> Path:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.tok.save(str(path))

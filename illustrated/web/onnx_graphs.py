@@ -9,14 +9,14 @@ onnxruntime-web). Used by ``scripts/export_onnx.py``, which ``make book`` runs.
   :func:`illustrated.decoding.greedy_decode` or of beam search, without a key/value cache:
   the whole prefix is decoded again) and the cross-attention weights ``(K, N, H, T, S)``.
 * :class:`WriterGraph`: the decoder-only model's ids ``(1, T)`` -> the log-probabilities of
-  the next token ``(1, V)`` (one step of ``illustrated.sampling.generate`` without a
+  the next token ``(1, V)`` (one step of ``illustrated.decoder_only.sampling.generate`` without a
   cache: the whole prefix is read again).
 
 The translator's graphs read their weights from one shared file: every weight once (the embedding
 matrix that the encoder, the decoder and the generator share is stored once), as float16
 where that is exact (the checkpoint is float16, so all of its matrices are), turned back to
 float32 by a ``Cast`` inside the graph: the graphs compute with the very float32 values of
-:func:`~illustrated.translator.load_translator`'s model. The writer's graph has a file
+:func:`~illustrated.translator.inference.load_translator`'s model. The writer's graph has a file
 of its own, made the same way.
 """
 from __future__ import annotations
@@ -28,9 +28,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .decoder_only import DecoderOnly
-from .masks import padding_mask
-from .model import Transformer
+from ..decoder_only.model import DecoderOnly
+from ..masks import padding_mask
+from ..model import Transformer
 
 ENCODER_FILE, DECODER_FILE, WEIGHTS_FILE = "encoder.onnx", "decoder.onnx", "weights.bin"
 WRITER_FILE, WRITER_WEIGHTS = "writer.onnx", "writer.bin"
@@ -118,9 +118,9 @@ class DecoderGraph(nn.Module):
 
 
 class WriterGraph(nn.Module):
-    """One writing step of the decoder-only model, as :func:`illustrated.sampling.generate`
-    takes it without a cache: the whole prefix is read again, the last position's row
-    returned."""
+    """One writing step of the decoder-only model, as
+    :func:`illustrated.decoder_only.sampling.generate` takes it without a cache: the whole
+    prefix is read again, the last position's row returned."""
 
     def __init__(self, model: DecoderOnly):
         super().__init__()

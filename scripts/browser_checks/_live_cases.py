@@ -23,8 +23,8 @@ FILLER = ("le", "chat", "dort", "et", "la", "souris", "mange", "du", "pain")  # 
 
 def reference():
     """The shipped translator, its tokenizer, what it read in training, MAX_LEN."""
-    from illustrated.limits import training_profile
-    from illustrated.translator import MAX_LEN, load_translator
+    from illustrated.translator.inference import MAX_LEN, load_translator
+    from illustrated.translator.limits import training_profile
 
     model, tok, blob = load_translator()
     return model, tok, training_profile(blob), MAX_LEN
@@ -33,7 +33,7 @@ def reference():
 def _pieces(tok, sentence: str) -> int:
     """``len(tokenizer.encode(prepare(sentence)))``: what check_sentence is given (0 for a
     sentence that prepare() empties: it has no words, and is refused before)."""
-    from illustrated.translator import prepare
+    from illustrated.translator.inference import prepare
 
     prepared = prepare(sentence)
     return len(tok.encode(prepared)) if prepared else 0
@@ -69,16 +69,16 @@ def python_verdicts(model, tok, profile, max_len, text: str, templates=None) -> 
     """The command's answer to ``text``, sentence by sentence: ``text``, ``refusal``,
     ``warnings`` and, if translated, ``ids``, ``tokens`` (greedy) and ``translation``.
     ``templates``: other words for the messages (the Chinese page's), put in place of
-    illustrated.limits' English for the call, so that Python's own check_sentence fills
+    illustrated.translator.limits' English for the call, so that Python's own check_sentence fills
     them."""
     import torch
 
-    from illustrated import limits
     from illustrated.decoding import greedy_decode
-    from illustrated.translator import prepare, translate
+    from illustrated.translator import limits
+    from illustrated.translator.inference import prepare, translate
 
     out = []
-    for line in text.split("\n"):  # stdin's lines, as illustrated.translate._read_lines
+    for line in text.split("\n"):  # stdin's lines, as illustrated.commands.common.input_lines
         for s in limits.split_sentences(line):
             with mock.patch.multiple(limits, **templates) if templates else nullcontext():
                 v = limits.check_sentence(s, _pieces(tok, s), profile, max_len)
@@ -99,7 +99,7 @@ def python_traces(model, tok, french: str, max_len: int) -> dict:
     import torch
 
     from illustrated.decoding import beam_search, greedy_decode
-    from illustrated.translator import prepare, translate
+    from illustrated.translator.inference import prepare, translate
 
     alpha = inspect.signature(translate).parameters["length_penalty"].default
     src = torch.tensor([tok.encode(prepare(french))])  # (1, S)

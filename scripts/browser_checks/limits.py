@@ -1,6 +1,6 @@
 """The live page's rule in Chromium: _static/live/limits.mjs and messages.mjs, imported by the
 live translator page of the built site, cut sentences, find words and non-Latin letters,
-and refuse and warn as illustrated.limits does, word for word; and every code point's
+and refuse and warn as illustrated.translator.limits does, word for word; and every code point's
 letter class (not a letter, named LATIN, another letter) is Python's wherever both know the
 character (Chromium's Unicode may be newer than Python's). The inputs and the comparison
 are those of tests/test_live_limits.py, which runs the module under Node. Problems are

@@ -2,7 +2,7 @@
 
 Held-out sentences (the test split), translated by the page in the browser, must equal
 ``illustrated.decoding.greedy_decode`` and ``beam_search`` (size 4, the length penalty of
-``illustrated.translator.translate``) on the same checkpoint, token for token:
+``illustrated.translator.inference.translate``) on the same checkpoint, token for token:
 
 (a) ids in, ids out: ``window.liveTranslator.translateIds`` on Python's source ids (no
     tokenizer involved); on a few sentences also beam sizes 1 and 8, and a ``max_len``
@@ -44,9 +44,9 @@ def python_translations(n: int) -> list[dict]:
     """The first ``n`` test-split sentences: text, source ids, greedy and beam tokens."""
     import torch
 
-    from illustrated.corpus import load_split
     from illustrated.decoding import beam_search, greedy_decode
-    from illustrated.translator import MAX_LEN, load_translator, prepare, translate
+    from illustrated.translator.corpus import load_split
+    from illustrated.translator.inference import MAX_LEN, load_translator, prepare, translate
 
     alpha = inspect.signature(translate).parameters["length_penalty"].default
     model, tok, _ = load_translator()

@@ -1,8 +1,8 @@
 """The live writer page (chapters/live_writer.md) against the Python package.
 
 Held-out prompts (the first words of test-split English sentences), written by the page
-in the browser, must equal ``illustrated.sampling.generate`` on the shipped decoder-only
-model, token for token: greedy, and sampled with fixed seeds and settings (temperature,
+in the browser, must equal ``illustrated.decoder_only.sampling.generate`` on the shipped
+decoder-only model, token for token: greedy, and sampled with fixed seeds and settings (temperature,
 top-k, top-p).
 
 (a) ids in, ids out: ``window.liveWriter.writeIds`` on Python's prompt ids; each step's
@@ -13,7 +13,7 @@ top-k, top-p).
     Python's; it shows one chip per written piece and, at each step, the distribution's
     bars with the drawn piece marked;
 (c) odd inputs (a prompt too long for max_len, settings out of range or not numbers):
-    the page refuses them in the command's words (``python -m illustrated.generate`` run
+    the page refuses them in the command's words (``python -m illustrated generate`` run
     on the command line the form stands for, tests/test_live_writer.py's command_says);
     an empty prompt is written from ``<bos>``, as the command writes it;
 (d) the Chinese edition's copy: its words are Chinese, a typed prompt is written as
@@ -53,10 +53,10 @@ def _js(options: dict) -> dict:
 def python_writings(n: int) -> list[dict]:
     """The first ``n`` held-out prompts, then the empty one: text, the command's prompt
     ids, settings, ids written and a summary of each step."""
-    from illustrated.corpus import load_split
-    from illustrated.generate import prompt_ids
-    from illustrated.lm_training import load_lm
-    from illustrated.sampling import generate
+    from illustrated.commands.generate import prompt_ids
+    from illustrated.decoder_only.sampling import generate
+    from illustrated.decoder_only.training import load_lm
+    from illustrated.translator.corpus import load_split
 
     model, tok, _ = load_lm()
     texts = [" ".join(en.split()[:1 + i % 4]) for i, (_, en) in
@@ -86,8 +86,8 @@ ODD = [("too long", "hello " * 70, {}), ("negative temperature", "I am", {"tempe
 
 def odd_inputs(max_len: int) -> list[tuple[str, str, dict, str]]:
     """(what, prompt, fields, the command's message) for inputs the command refuses."""
-    from illustrated.generate import prompt_ids
-    from illustrated.lm_training import load_lm
+    from illustrated.commands.generate import prompt_ids
+    from illustrated.decoder_only.training import load_lm
 
     sys.path.insert(0, str(ROOT))
     from tests.test_live_writer import FORM, command_says

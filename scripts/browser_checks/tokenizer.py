@@ -49,7 +49,7 @@ def _tests():
 def check(context, origin: str, html_dir: Path) -> list[str]:
     from playwright.sync_api import Error
 
-    from illustrated.tokenizer import SubwordTokenizer
+    from illustrated.translator.tokenizer import SubwordTokenizer
 
     missing = [p for p in (MODULE, DATA) if not (html_dir / p).is_file()]
     if missing:

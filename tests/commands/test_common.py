@@ -1,10 +1,10 @@
-"""illustrated._cli: one-line option errors, range-checked integers, plain warnings."""
+"""illustrated.commands.common: one-line option errors, range-checked integers, plain warnings."""
 import argparse
 import warnings
 
 import pytest
 
-from illustrated._cli import Parser, at_least, plain_warnings
+from illustrated.commands.common import Parser, at_least, plain_warnings
 
 
 def test_at_least_checks_the_range_and_the_type():
@@ -54,12 +54,13 @@ except Seen as seen:
 """
 
 
-@pytest.mark.parametrize("command, argv", [("illustrated.train", ["--steps", "1"]),
-                                           ("illustrated.translate", ["--toy", "merci"])])
+@pytest.mark.parametrize("argv", [["train", "--steps", "1"], ["translate", "--toy", "merci"],
+                                  ["generate", "The cat"], ["train-writer"], ["evaluate"]])
 @pytest.mark.parametrize("policy, seen", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
-def test_commands_let_torch_threads_sleep_unless_told_otherwise(command, argv, policy, seen):
+def test_commands_let_torch_threads_sleep_unless_told_otherwise(argv, policy, seen):
     """Torch's OpenMP threads spin while they wait unless OMP_WAIT_POLICY=PASSIVE is in the
-    environment when torch loads; a policy the user set is kept."""
+    environment when torch loads; a policy the user set is kept. Every command, run as
+    ``python -m illustrated COMMAND``."""
     import os
     import subprocess
     import sys
@@ -67,7 +68,7 @@ def test_commands_let_torch_threads_sleep_unless_told_otherwise(command, argv, p
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     if policy:
         env["OMP_WAIT_POLICY"] = policy
-    proc = subprocess.run([sys.executable, "-c", SPY, command, *argv], env=env,
+    proc = subprocess.run([sys.executable, "-c", SPY, "illustrated", *argv], env=env,
                           capture_output=True, text=True, timeout=120)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"{seen}\n", "")
 
@@ -75,7 +76,7 @@ def test_commands_let_torch_threads_sleep_unless_told_otherwise(command, argv, p
 def test_idle_cores_follow_the_load_average(monkeypatch):
     import os
 
-    from illustrated._cli import idle_cores
+    from illustrated.commands.common import idle_cores
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     for load, idle in [(0.0, 4), (1.4, 3), (2.6, 1), (3.7, 1), (12.0, 1)]:

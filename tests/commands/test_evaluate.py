@@ -1,4 +1,4 @@
-"""python -m illustrated.evaluate: the JSON it writes (on a tiny untrained translator and a few
+"""python -m illustrated evaluate: the JSON it writes (on a tiny untrained translator and a few
 test pairs), the same file twice, and one-line messages for what cannot be done."""
 import contextlib
 import io
@@ -7,8 +7,8 @@ import json
 import pytest
 import sacrebleu
 
-from illustrated import evaluate
-from illustrated.evaluate import main
+from illustrated.commands import evaluate
+from illustrated.commands.evaluate import main
 
 ARGS = ["--limit", "8", "--resamples", "20"]  # and a probe set of 3 sentences, below
 KEYS = ["checkpoint", "test", "signatures", "scores", "beam_vs_greedy", "near_neighbours",
@@ -20,9 +20,9 @@ def tiny_real(tmp_path_factory):
     import torch
 
     from illustrated.model import Transformer
-    from illustrated.tokenizer import SubwordTokenizer
-    from illustrated.trainer import RealConfig, model_config
-    from illustrated.translator import save_translator
+    from illustrated.translator.inference import save_translator
+    from illustrated.translator.tokenizer import SubwordTokenizer
+    from illustrated.translator.training import RealConfig, model_config
 
     tok = SubwordTokenizer.load()
     cfg = RealConfig(d_model=16, N=1, h=2, d_ff=32, dropout=0.0)
@@ -50,8 +50,8 @@ def written(tiny_real, probe, tmp_path_factory):
 
 
 def test_writes_every_part(written, tiny_real):
-    from illustrated.corpus import load_split
-    from illustrated.translator import load_translator, translate
+    from illustrated.translator.corpus import load_split
+    from illustrated.translator.inference import load_translator, translate
 
     status, _, text = written
     report = json.loads(text)
@@ -113,29 +113,24 @@ def test_foreign_checkpoint_is_one_line(tmp_path, capsys):
     torch.save({"format": "illustrated-translator-1"}, path)
     assert main(["--checkpoint", str(path), *ARGS]) == 1
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"python -m illustrated.evaluate: cannot evaluate: {path} is not a "
+    assert err == [f"python -m illustrated evaluate: cannot evaluate: {path} is not a "
                    "real-translator checkpoint (format illustrated-real-translator-1)"]
 
 
 def test_unwritable_output_is_one_line(tiny_real, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(evaluate, "evaluate", lambda *a, **k: {"scores": {}})  # no work
+    monkeypatch.setattr("illustrated.translator.report.evaluation_report",
+                        lambda *a, **k: {"scores": {}})  # no work
     (tmp_path / "file").write_text("")
     out = tmp_path / "file" / "e.json"
     assert main(["--checkpoint", tiny_real, "--out", str(out)]) == 1
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1
-    assert err[0].startswith(f"python -m illustrated.evaluate: cannot write {out}")
+    assert err[0].startswith(f"python -m illustrated evaluate: cannot write {out}")
 
 
 def test_default_probe_is_ours():
-    assert evaluate._parser().parse_args([]).probe == str(evaluate.PROBE)
+    assert evaluate.parser().parse_args([]).probe == str(evaluate.PROBE)
     assert evaluate.PROBE.name == "probe.tsv" and evaluate.PROBE.is_file()
-
-
-def test_help_describes_every_option(capsys):
-    undescribed = [a.option_strings for a in evaluate._parser()._actions
-                   if not (a.help or "").strip()]
-    assert undescribed == []
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -147,4 +142,4 @@ def test_bad_option_is_one_line(argv, message, capsys):
         main(argv)
     assert exit_.value.code == 2
     assert capsys.readouterr().err.splitlines() == [
-        f"python -m illustrated.evaluate: {message} (--help lists the options)"]
+        f"python -m illustrated evaluate: {message} (--help lists the options)"]

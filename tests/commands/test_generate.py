@@ -1,9 +1,9 @@
-"""Tests for illustrated.generate: ``python -m illustrated.generate`` and its prompt."""
+"""Tests for illustrated.commands.generate: ``python -m illustrated generate`` and its prompt."""
 import pytest
 
-from illustrated.generate import main, prompt_ids
-from illustrated.lm_training import load_lm
-from illustrated.sampling import generate
+from illustrated.commands.generate import main, prompt_ids
+from illustrated.decoder_only.sampling import generate
+from illustrated.decoder_only.training import load_lm
 
 
 @pytest.fixture(scope="module")

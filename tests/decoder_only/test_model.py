@@ -1,9 +1,9 @@
-"""Tests for illustrated.decoder_only (chapter 13): the decoder stack alone."""
+"""Tests for illustrated.decoder_only.model (chapter 13): the decoder stack alone."""
 import pytest
 import torch
 from torch import nn
 
-from illustrated.decoder_only import DecoderOnly, DecoderOnlyConfig
+from illustrated.decoder_only.model import DecoderOnly, DecoderOnlyConfig
 from illustrated.layers import EncoderLayer
 from illustrated.model import count_parameters
 

@@ -1,4 +1,4 @@
-"""illustrated.sampling: the seeded generator, the filtered distribution
+"""illustrated.decoder_only.sampling: the seeded generator, the filtered distribution
 (against a direct computation), the draw, and the generation loop (with and
 without the cache) on a tiny decoder-only model."""
 from __future__ import annotations
@@ -8,8 +8,9 @@ import math
 import pytest
 import torch
 
-from illustrated.decoder_only import DecoderOnly, DecoderOnlyConfig
-from illustrated.sampling import Mulberry32, draw, generate, generate_many, next_token_probs
+from illustrated.decoder_only.model import DecoderOnly, DecoderOnlyConfig
+from illustrated.decoder_only.sampling import (Mulberry32, draw, generate, generate_many,
+                                               next_token_probs)
 
 # The classic JavaScript mulberry32 (a += 0x6D2B79F5; Math.imul ...; >>> 0),
 # run under Node 20: its first three numbers for each seed.

@@ -1,13 +1,14 @@
-"""Tests for illustrated.lm_training (chapter 13): data, loss, perplexity, the file."""
+"""Tests for illustrated.decoder_only.training (chapter 13): data, loss, perplexity, the file."""
 import math
 
 import pytest
 import torch
 
-from illustrated.decoder_only import DecoderOnly, DecoderOnlyConfig
-from illustrated.lm_training import (LMTrainConfig, english_sentences, load_lm, nll_sum,
-                                     padded, perplexity, save_lm, shift, train_lm)
-from illustrated.tokenizer import SubwordTokenizer
+from illustrated.decoder_only.model import DecoderOnly, DecoderOnlyConfig
+from illustrated.decoder_only.training import (LMTrainConfig, english_sentences, load_lm,
+                                               nll_sum, padded, perplexity, save_lm, shift,
+                                               train_lm)
+from illustrated.translator.tokenizer import SubwordTokenizer
 
 SEQS = [[1, 5, 6, 7, 2], [1, 8, 2], [1, 9, 9, 2]]
 

@@ -14,9 +14,10 @@ from matplotlib.figure import Figure
 from matplotlib.ft2font import FT2Font
 from matplotlib.text import Text
 
-from illustrated import draw, words
+from illustrated import draw
+from illustrated.draw import words
 from illustrated.draw._base import _CJK, _FONT_FILE
-from illustrated.words import in_edition
+from illustrated.draw.words import in_edition
 
 from .helpers import CJK, gen, softmax_weights, thinking_machines
 

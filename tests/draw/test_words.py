@@ -1,11 +1,11 @@
-"""illustrated.words: the figure words of each edition (issue 31)."""
+"""illustrated.draw.words: the figure words of each edition (issue 31)."""
 import contextvars
 import re
 
 import pytest
 
-from illustrated import words
-from illustrated.words import EDITIONS, edition, in_edition, tr
+from illustrated.draw import words
+from illustrated.draw.words import EDITIONS, edition, in_edition, tr
 
 
 def test_english_is_the_default_and_answers_unchanged():
@@ -80,7 +80,7 @@ def test_every_message_of_the_catalogues_is_translated():
     from babel.messages.pofile import read_po
 
     paths = sorted((words.LOCALE / "zh_CN").glob("*.po"))
-    assert paths, "no catalogue in illustrated/locale/zh_CN"
+    assert paths, "no catalogue in illustrated/draw/locale/zh_CN"
     for path in paths:
         with path.open("rb") as handle:
             for message in read_po(handle):

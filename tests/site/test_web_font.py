@@ -66,7 +66,7 @@ def test_english_characters_include_the_switch_link_and_the_scripts_words():
 
 
 def test_figure_characters_are_the_catalogues_translations(tmp_path):
-    folder = tmp_path / "illustrated" / "locale" / "zh_CN"
+    folder = tmp_path / "illustrated" / "draw" / "locale" / "zh_CN"
     folder.mkdir(parents=True)
     (folder / "draw.po").write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; '
                                     'charset=UTF-8\\n"\n\nmsgid "Head {i}"\nmsgstr "第 {i} 头 τ₁"\n',

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from illustrated.batching import padded_tokens, shard, token_batches
+from illustrated.translator.batching import padded_tokens, shard, token_batches
 
 
 def test_batches_cover_every_example_once_within_the_budget():

@@ -1,6 +1,7 @@
 import pytest
 
-from illustrated.corpus import TSV, clean, english_key, load_pairs, split_by_english
+from illustrated.shipped import PAIRS
+from illustrated.translator.corpus import clean, english_key, load_pairs, split_by_english
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +26,7 @@ def test_english_key_writes_contractions_out():
 
 
 def test_the_shipped_corpus_as_written(pairs):
-    assert TSV.exists() and (TSV.parent / "LICENSE").exists()
+    assert PAIRS.exists() and (PAIRS.parent / "LICENSE").exists()
     assert ("Je suis étudiant.", "I am a student.") in pairs
     assert ("J'ai faim !", "I'm hungry!") in pairs  # contractions and case kept
     assert len(pairs) == len(set(pairs)) > 70_000

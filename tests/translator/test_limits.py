@@ -2,11 +2,12 @@ import json
 
 import pytest
 
-from illustrated import limits
-from illustrated.corpus import Split
-from illustrated.limits import (LONGER_THAN_TRAINING, MOSTLY_UNKNOWN, NO_WORDS, NOT_LATIN,
-                                TOO_LONG, TrainingProfile, Verdict, check_sentence, non_latin,
-                                split_sentences, training_profile, words)
+from illustrated.translator import limits
+from illustrated.translator.corpus import Split
+from illustrated.translator.limits import (LONGER_THAN_TRAINING, MOSTLY_UNKNOWN, NO_WORDS,
+                                           NOT_LATIN, TOO_LONG, TrainingProfile, Verdict,
+                                           check_sentence, non_latin, split_sentences,
+                                           training_profile, words)
 
 
 # words: runs of letters (Unicode L*), lower case
@@ -89,7 +90,7 @@ def fake_corpus(monkeypatch):
         seeds.append(seed)
         return Split(train=PAIRS, dev=[], test=[])
 
-    monkeypatch.setattr("illustrated.corpus.load_split", load_split)
+    monkeypatch.setattr("illustrated.translator.corpus.load_split", load_split)
     limits._profile.cache_clear()
     yield seeds
     limits._profile.cache_clear()
@@ -108,7 +109,7 @@ def test_training_profile_kept_in_the_checkpoint_or_computed(fake_corpus):
 
 
 def test_training_profile_of_the_shipped_corpus():
-    from illustrated.corpus import load_split
+    from illustrated.translator.corpus import load_split
 
     train = load_split().train
     limits._profile.cache_clear()

@@ -3,8 +3,9 @@ import re
 
 import pytest
 
-from illustrated.names import (PROBE_NAMES, copy_probe, copy_rate, invented_name, name_pieces,
-                               name_words, shared_names, substitute, with_invented_names)
+from illustrated.translator.names import (PROBE_NAMES, copy_probe, copy_rate, invented_name,
+                                          name_pieces, name_words, shared_names, substitute,
+                                          with_invented_names)
 
 PAIRS = [("Tom est là.", "Tom is here."),
          ("Je vois Mary et Tom.", "I see Mary and Tom."),
@@ -16,7 +17,7 @@ NAMES = name_words(PAIRS)
 
 @pytest.fixture(scope="module")
 def pieces():
-    from illustrated.tokenizer import SubwordTokenizer
+    from illustrated.translator.tokenizer import SubwordTokenizer
 
     return name_pieces(SubwordTokenizer.load())
 
@@ -74,7 +75,7 @@ def test_the_probe_puts_unseen_names_in_held_out_sentences():
 
 
 def test_probe_names_appear_nowhere_in_the_corpus():
-    from illustrated.corpus import load_pairs
+    from illustrated.translator.corpus import load_pairs
 
     text = {w for pair in load_pairs() for side in pair for w in re.findall(r"\w+", side)}
     assert not set(PROBE_NAMES) & text

@@ -1,7 +1,8 @@
 import pytest
 
-from illustrated.corpus import load_split
-from illustrated.tokenizer import TOKENIZER_FILE, SubwordTokenizer
+from illustrated.shipped import TOKENIZER
+from illustrated.translator.corpus import load_split
+from illustrated.translator.tokenizer import SubwordTokenizer
 
 
 @pytest.fixture(scope="module")
@@ -10,7 +11,7 @@ def tok():
 
 
 def test_round_trip_on_the_held_out_sentences(tok):
-    assert TOKENIZER_FILE.exists()
+    assert TOKENIZER.exists()
     split = load_split()
     texts = [x for pair in split.dev + split.test for x in pair]
     assert len(texts) > 6000

@@ -11,20 +11,20 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from illustrated.model import Transformer
-
-from illustrated.corpus import load_split
+from illustrated.commands.train import main
 from illustrated.loss import LabelSmoothingLoss
-from illustrated.tokenizer import SubwordTokenizer
-from illustrated.train import main
-from illustrated.trainer import (PRESETS, RealConfig, average_state_dicts, dev_loss,
-                                 model_config, smoothed_loss_sum, tensorise, train_real,
-                                 train_step)
+from illustrated.model import Transformer
+from illustrated.translator.corpus import load_split
+from illustrated.translator.dev_curve import dev_loss
+from illustrated.translator.step import smoothed_loss_sum, tensorise, train_step
+from illustrated.translator.tokenizer import SubwordTokenizer
+from illustrated.translator.training import (PRESETS, RealConfig, average_state_dicts,
+                                             model_config, train_real)
 
 TINY = RealConfig(steps=6, max_tokens=300, warmup=3, d_model=32, N=1, h=2, d_ff=64,
                   dropout=0.1, average=2, average_every=2, save_every=3, limit=200,
                   eval_every=2, bleu_every=4)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +45,9 @@ def test_smoothed_loss_sum_equals_label_smoothing_loss():
                                        LabelSmoothingLoss(11, 0, eps)(logp, target) * n)
 
 
-@pytest.mark.parametrize("name, other", [("illustrated.train", "illustrated.trainer"),
-                                         ("illustrated.trainer", "illustrated.train")])
+@pytest.mark.parametrize("name, other", [
+    ("illustrated.training", "illustrated.translator.training"),
+    ("illustrated.translator.training", "illustrated.training")])
 def test_each_trainer_imports_without_the_other(monkeypatch, name, other):
     """No import cycle: the schedule both use lives in illustrated.schedule."""
     import illustrated
@@ -198,7 +199,7 @@ def test_two_ddp_processes_equal_one_process(tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     env.pop("WORLD_SIZE", None)
     subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
-                    "--nproc_per_node", "2", "-m", "illustrated.train", *flags,
+                    "--nproc_per_node", "2", "-m", "illustrated", "train", *flags,
                     "--state", str(tmp_path / "ddp.pt"), "--out", str(tmp_path / "ddp-t.pt")],
                    check=True, cwd=ROOT, env=env, capture_output=True, timeout=120)
     main([*flags, "--device", "cpu", "--state", str(tmp_path / "one.pt"),
@@ -232,7 +233,7 @@ def test_the_curve_is_the_development_loss_and_bleu_of_the_model_at_that_step(da
 def test_a_collapsed_training_is_said(data, monkeypatch):
     """A model that writes one sentence whatever it reads: the trainer warns."""
     pairs, tok = data
-    monkeypatch.setattr("illustrated.translator.translate",
+    monkeypatch.setattr("illustrated.translator.dev_curve.translate",
                         lambda model, tok, sentences, **kw: ["I you you."] * len(sentences))
     with pytest.warns(UserWarning, match="training has collapsed: the development set's "
                       "translations are 12% as varied as its references"):
@@ -242,7 +243,7 @@ def test_a_collapsed_training_is_said(data, monkeypatch):
 
 def test_a_healthy_training_is_not_called_collapsed(data, monkeypatch, recwarn):
     pairs, tok = data
-    monkeypatch.setattr("illustrated.translator.translate",
+    monkeypatch.setattr("illustrated.translator.dev_curve.translate",
                         lambda model, tok, sentences, **kw: list(sentences))
     train_real(TINY, pairs, tok, None, device="cpu", amp=False, progress=False, dev_pairs=pairs[-8:])
     assert not [w for w in recwarn if "collapsed" in str(w.message)]
@@ -256,7 +257,7 @@ def test_presets():
 
 
 def test_bfloat16_where_it_is_native(monkeypatch):
-    from illustrated.trainer import native_bf16
+    from illustrated.translator.devices import native_bf16
 
     assert native_bf16(torch.device("cuda")) and not native_bf16(torch.device("mps"))
     for avx, amx, native in ((True, False, True), (False, True, True), (False, False, False)):

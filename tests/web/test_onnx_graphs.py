@@ -1,5 +1,5 @@
-"""illustrated.export: the ONNX graphs of the live translator page and of the live writer
-page, run by onnxruntime, against the PyTorch models on held-out sentences."""
+"""illustrated.web.onnx_graphs: the ONNX graphs of the live translator page and of the live
+writer page, run by onnxruntime, against the PyTorch models on held-out sentences."""
 import sys
 from pathlib import Path
 
@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 import torch
 
+from illustrated.decoder_only.sampling import generate
+from illustrated.decoder_only.training import load_lm
 from illustrated.decoding import _step, greedy_decode
-from illustrated.export import (DECODER_FILE, ENCODER_FILE, WEIGHTS_FILE, WRITER_FILE,
-                                WRITER_WEIGHTS, DecoderGraph, EncoderGraph, WriterGraph,
-                                export_translator, export_writer)
-from illustrated.lm_training import SHIPPED_LM, load_lm
 from illustrated.masks import padding_mask
-from illustrated.sampling import generate
-from illustrated.translator import MAX_LEN, SHIPPED_REAL, load_translator
+from illustrated.translator.inference import MAX_LEN, load_translator
+from illustrated.web.onnx_graphs import (DECODER_FILE, ENCODER_FILE, WEIGHTS_FILE, WRITER_FILE,
+                                         WRITER_WEIGHTS, DecoderGraph, EncoderGraph,
+                                         WriterGraph, export_translator, export_writer)
 
 ort = pytest.importorskip("onnxruntime")
 N_SENTENCES = 32  # held-out sentences (the test split), as the browser check types
@@ -23,8 +23,6 @@ TOL = dict(rtol=1e-5, atol=1e-5)
 
 @pytest.fixture(scope="module")
 def shipped():
-    if not SHIPPED_REAL.exists():
-        pytest.skip("no real checkpoint")
     model, tokenizer, _ = load_translator()
     return model, tokenizer
 
@@ -42,8 +40,8 @@ def exported(shipped, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def sentences(shipped):
-    from illustrated.corpus import load_split
-    from illustrated.translator import prepare
+    from illustrated.translator.corpus import load_split
+    from illustrated.translator.inference import prepare
 
     return [shipped[1].encode(prepare(fr)) for fr, _ in load_split().test[:N_SENTENCES]]
 
@@ -130,7 +128,7 @@ def test_bad_input_named(shipped, tmp_path):
 
 
 def test_script_says_why_and_fails(tmp_path, monkeypatch, capsys):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
     import export_onnx
 
     bad = tmp_path / "translator.pt"
@@ -149,8 +147,6 @@ def test_script_says_why_and_fails(tmp_path, monkeypatch, capsys):
 # ------------------------------------------------------------------ the live writer
 @pytest.fixture(scope="module")
 def writer(tmp_path_factory):
-    if not SHIPPED_LM.exists():
-        pytest.skip("no decoder-only checkpoint")
     model, tokenizer, _ = load_lm()
     folder = tmp_path_factory.mktemp("writer")
     info = export_writer(model, folder)
@@ -177,7 +173,7 @@ class OnnxWriter(torch.nn.Module):
 
 def prompts(tokenizer, n=8):
     """The first words of held-out (test split) English sentences: ``[bos, ...]``."""
-    from illustrated.corpus import load_split
+    from illustrated.translator.corpus import load_split
 
     return [tokenizer.encode(" ".join(en.split()[:1 + i % 4]))[:-1]
             for i, (_, en) in enumerate(load_split().test[:n])]
