@@ -49,6 +49,30 @@ def test_each_command_is_its_module_named_after_the_entry(name, capsys):
         assert capsys.readouterr().out.startswith(f"usage: {program} {name} ")
 
 
+@pytest.mark.parametrize("name, argv, message", [
+    ("translate", ["--beam", "0", "merci"], "argument --beam: must be 1 or more, got 0"),
+    ("translate", ["--beam", "-1", "merci"], "argument --beam: must be 1 or more, got -1"),
+    ("translate", ["--beam", "two", "merci"], "argument --beam: expected an integer, got 'two'"),
+    ("translate", ["--bogus", "merci"], "unrecognized arguments: --bogus"),
+    ("train", ["--steps", "0"], "argument --steps: must be 1 or more, got 0"),
+    ("train", ["--steps", "many"], "argument --steps: expected an integer, got 'many'"),
+    ("train", ["--corpus", "wiki"],
+     "argument --corpus: invalid choice: 'wiki' (choose from 'toy', 'tatoeba')"),
+    ("train", ["--corpus", "tatoeba", "--max-tokens", "-5"],
+     "argument --max-tokens: must be 1 or more, got -5"),
+    ("train-writer", ["--steps", "0"], "argument --steps: must be 1 or more, got 0"),
+    ("evaluate", ["--resamples", "0"], "argument --resamples: must be 1 or more, got 0"),
+    ("evaluate", ["--limit", "x"], "argument --limit: expected an integer, got 'x'"),
+])
+def test_a_bad_option_is_one_line_that_names_the_command(name, argv, message, capsys):
+    """Through the entry, as a reader types it (generate's own checks: test_generate.py)."""
+    with pytest.raises(SystemExit) as exit_:
+        main([name, *argv])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"python -m illustrated {name}: {message} (--help lists the options)"]
+
+
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_each_command_describes_every_option(name):
     module = importlib.import_module(f"illustrated.commands.{COMMANDS[name][0]}")

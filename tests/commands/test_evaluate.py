@@ -131,15 +131,3 @@ def test_unwritable_output_is_one_line(tiny_real, tmp_path, capsys, monkeypatch)
 def test_default_probe_is_ours():
     assert evaluate.parser().parse_args([]).probe == str(evaluate.PROBE)
     assert evaluate.PROBE.name == "probe.tsv" and evaluate.PROBE.is_file()
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["--resamples", "0"], "argument --resamples: must be 1 or more, got 0"),
-    (["--limit", "x"], "argument --limit: expected an integer, got 'x'"),
-])
-def test_bad_option_is_one_line(argv, message, capsys):
-    with pytest.raises(SystemExit) as exit_:
-        main(argv)
-    assert exit_.value.code == 2
-    assert capsys.readouterr().err.splitlines() == [
-        f"python -m illustrated evaluate: {message} (--help lists the options)"]

@@ -17,20 +17,6 @@ def test_help_says_what_the_seed_and_the_steps_are(capsys):
     assert "random seed of the initial weights" in text and "optimiser steps, each" in text
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--steps", "0"], "argument --steps: must be 1 or more, got 0"),
-    (["--steps", "many"], "argument --steps: expected an integer, got 'many'"),
-    (["--corpus", "wiki"], "argument --corpus: invalid choice: 'wiki' (choose from 'toy', 'tatoeba')"),
-    (["--corpus", "tatoeba", "--max-tokens", "-5"], "argument --max-tokens: must be 1 or more, got -5"),
-])
-def test_bad_option_is_one_line(argv, message, capsys):
-    with pytest.raises(SystemExit) as exit_:
-        main(argv)
-    assert exit_.value.code == 2
-    assert capsys.readouterr().err.splitlines() == [
-        f"python -m illustrated train: {message} (--help lists the options)"]
-
-
 def test_command_says_what_it_read_and_wrote(tmp_path, capsys):
     """Two steps of the toy model: the corpus read, the checkpoint written, the scores; no
     progress bar in captured (not a terminal) output."""

@@ -5,7 +5,7 @@ import torch
 
 from illustrated.commands import translate
 from illustrated.commands.translate import main
-from illustrated.shipped import TOY_TRANSLATOR, TRANSLATOR
+from illustrated.shipped import TOY_TRANSLATOR
 from illustrated.translator import limits
 
 
@@ -228,21 +228,6 @@ def test_without_the_data_help_says_so_and_a_checkpoint_needs_no_corpus(tiny_rea
     monkeypatch.setattr("illustrated.shipped.PAIRS", tmp_path / "eng-fra.tsv")
     assert main(["merci", "--checkpoint", tiny_real]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 1
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["--beam", "0", "merci"], "argument --beam: must be 1 or more, got 0"),
-    (["--beam", "-1", "merci"], "argument --beam: must be 1 or more, got -1"),
-    (["--beam", "two", "merci"], "argument --beam: expected an integer, got 'two'"),
-    (["--bogus", "merci"], "unrecognized arguments: --bogus"),
-])
-def test_bad_option_is_one_line(argv, message, capsys):
-    with pytest.raises(SystemExit) as exit_:
-        main(argv)
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2
-    assert err.splitlines() == [f"python -m illustrated translate: {message} "
-                                "(--help lists the options)"]
 
 
 # The toy translator's messages, with the shipped checkpoint.

@@ -21,9 +21,13 @@ PACKAGE = Path(draw.__file__).parent
 
 
 def public_definitions() -> dict[str, list[str]]:
-    """{public name: the modules of illustrated/draw/ that define it at top level}."""
+    """{public name: the modules of illustrated/draw/ that define it at top level}; not
+    ``words``, the editions' words, which the figures use and which is its own API
+    (``illustrated.draw.words``, on the API page too)."""
     found = {}
     for path in sorted(PACKAGE.glob("*.py")):
+        if path.stem == "words":
+            continue
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 names = [node.name]
