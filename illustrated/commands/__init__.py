@@ -31,7 +31,7 @@ from .common import Parser, passive_waits
 #: How ``python -m illustrated`` names itself in its messages; the console script says
 #: ``illustrated``.
 PROGRAM = "python -m illustrated"
-#: Each command: its module in this package, and the line ``--help`` shows for it.
+#: The commands, each with its module in this package and the line ``--help`` shows for it.
 COMMANDS = {
     "translate": ("translate", "translate French to English with the real translator the "
                   "package ships, or the toy one of chapters 10-11 (--toy)"),

@@ -57,6 +57,7 @@ class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line (no usage block), exit status 2."""
 
     def error(self, message):
+        """Print ``message`` after the program's name, on one line, and exit with status 2."""
         self.exit(2, f"{self.prog}: {message} (--help lists the options)\n")
 
 

@@ -20,6 +20,8 @@ OUT = "evaluation.json"  # in the current folder
 
 
 def parser(program: str = PROGRAM):
+    """The ``evaluate`` command's options, as ``{program} evaluate --help`` lists them
+    (``program``: how the package's entry names itself)."""
     p = Parser(prog=f"{program} evaluate", description="Score a real translator on the "
                "Tatoeba test split (sacreBLEU BLEU and chrF, greedy and beam 4, paired "
                "bootstrap, near-neighbour split, names and probe sets) and write one JSON "

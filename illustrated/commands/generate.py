@@ -44,6 +44,8 @@ def prompt_ids(tokenizer, text: str, max_len: int) -> list[int]:
 
 
 def parser(program: str = PROGRAM):
+    """The ``generate`` command's options, as ``{program} generate --help`` lists them
+    (``program``: how the package's entry names itself)."""
     p = Parser(prog=f"{program} generate",
                description="Write English after a prompt with the decoder-only model of "
                "the chapter The decoder alone, trained on the English sentences of the "

@@ -25,6 +25,8 @@ from .common import Parser, at_least, idle_cores, plain_warnings, shown, torch_t
 
 
 def parser(program: str = PROGRAM):
+    """The ``train`` command's options, as ``{program} train --help`` lists them
+    (``program``: how the package's entry names itself)."""
     p = Parser(
         prog=f"{program} train",
         description="Train a French->English translator: the toy grammar (default; the "

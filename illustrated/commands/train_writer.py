@@ -14,6 +14,8 @@ from .common import Parser, at_least
 
 
 def parser(program: str = PROGRAM):
+    """The ``train-writer`` command's options, as ``{program} train-writer --help`` lists them
+    (``program``: how the package's entry names itself)."""
     from ..decoder_only.training import LMTrainConfig
 
     p = Parser(prog=f"{program} train-writer",

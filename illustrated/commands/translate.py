@@ -85,6 +85,8 @@ def _description() -> str:
 
 
 def parser(program: str = PROGRAM):
+    """The ``translate`` command's options, as ``{program} translate --help`` lists them
+    (``program``: how the package's entry names itself)."""
     p = _Parser(prog=f"{program} translate", description="(computed)")
     p.add_argument("sentences", nargs="*",
                    help="French text, one line per argument, one or more sentences per line "
