@@ -11,7 +11,7 @@ import time
 from _common import progress, report
 
 from illustrated.corpus import load_split
-from illustrated.fused import fuse
+from illustrated.interop import fuse
 from illustrated.translator import load_translator, translate
 
 BEAM = 4

@@ -6,10 +6,12 @@ them against PyTorch's own modules. One concept lives in one module:
 ==================  ========================================================  =========
 module              what it holds                                             chapter
 ==================  ========================================================  =========
+``checks``          the plain input checks every public function calls        all
 ``masks``           padding and causal (subsequent) masks                     6
 ``attention``       scaled dot-product attention, multi-head attention        3-5
 ``kv_cache``        the keys and values kept between decoding steps           10, 13, 15
-``fused``           ``fuse(model)``: the fast copy in PyTorch's layout        5, 12
+``interop``         ``from_torch``, ``fuse(model)``: to and from PyTorch's    5, 8, 9, 12
+``counting``        parameters and FLOPs of a call                            5, 14, 15
 ``positional``      sinusoidal positional encoding                            7
 ``layers``          embeddings, feed-forward, residual+norm, enc/dec layers   8-9
 ``model``           the full encoder-decoder ``Transformer``                  1, 9

@@ -15,8 +15,8 @@ the steps an uninterrupted run takes.
 
 A step never waits for the device: an epoch's batches are made tensors once, on the CPU,
 where their token ids are checked (:func:`tensorise`); each step copies its batch without
-blocking and runs the model inside ``inputs_checked()``, so no layer reads a value back
-(:func:`train_step`); the losses stay on the device and are read every ``READ_EVERY``
+blocking and runs the model, whose checks read shapes, never values, so nothing is read
+back (:func:`train_step`); the losses stay on the device and are read every ``READ_EVERY``
 steps, and wherever the state is saved.
 """
 from __future__ import annotations
@@ -32,11 +32,10 @@ import torch
 import tqdm
 from torch import distributed as dist
 
-from ._checks import inputs_checked
 from .batching import shard, token_batches
 from .checkpoint import write_atomically
+from .checks import check_tokens
 from .data import make_batch
-from .layers import check_tokens
 from .model import ModelConfig, Transformer
 from .names import name_pieces, with_invented_names
 from .schedule import rate
@@ -249,7 +248,7 @@ def train_step(net, opt, batch: StepBatch, cfg: RealConfig, step: int, rank: int
     src, tgt_in, tgt_out, src_mask, tgt_mask, keep = (
         t.to(dev, non_blocking=True) for t in batch.tensors)
     torch.manual_seed(cfg.seed * 1_000_003 + step * 1024 + rank)  # dropout
-    with inputs_checked(), torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
+    with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
         logp = net(src, tgt_in, src_mask, tgt_mask)  # (B, T, V); ids checked by tensorise
     loss_sum = smoothed_loss_sum(logp, tgt_out, 0, cfg.smoothing, keep)
     # DDP averages the gradients of the `world` processes: scale so that the result is

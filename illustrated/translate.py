@@ -170,7 +170,7 @@ def _is_toy(path) -> bool:
 
 
 def _real(args, lines):
-    from .fused import fuse
+    from .interop import fuse
     from .translator import MAX_LEN, SHIPPED_REAL, load_translator, prepare, translate
 
     path = Path(args.checkpoint or SHIPPED_REAL)
@@ -200,7 +200,7 @@ def _real(args, lines):
             for warning in verdict.warnings:
                 print(f"warning: {where}: {warning}", file=sys.stderr)
             accepted.append((i, text))
-    # The fast inference copy (illustrated.fused), unless the tables need the weights.
+    # The fast inference copy (illustrated.interop), unless the tables need the weights.
     fast = model if args.attention else fuse(model)
     with _threads(args.threads):
         english = translate(fast, tok, [text for _, text in accepted],

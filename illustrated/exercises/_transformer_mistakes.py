@@ -120,7 +120,7 @@ def _attn(m, q, k, v, mask, *, scale=True, invert=False, split_t=True, merge_t=T
     softmax over ``dim=-2``."""
     B, L, D = q.shape
     if split_t:
-        split = m._split  # (B, n, D) -> (B, H, n, Dk)
+        split = m.split_heads  # (B, n, D) -> (B, H, n, Dk)
     else:
         def split(t):
             return t.reshape(B, m.h, t.shape[1], m.d_k)  # (B, H, n, Dk), tokens mixed

@@ -21,7 +21,7 @@ import warnings
 import torch
 from torch import nn
 
-from ..layers import DecoderLayer, EncoderLayer
+from ..interop import from_torch
 from ..masks import padding_mask, subsequent_mask
 from ..model import ModelConfig, Transformer
 from ..positional import sinusoidal_encoding
@@ -108,10 +108,8 @@ def _build(c: ModelConfig) -> tuple[_Reference, Transformer]:
         ours = Transformer(c).double()  # its own random weights are all overwritten below
     ours.src_embed[0].embedding.weight.copy_(ref.src_emb.weight)
     ours.tgt_embed[0].embedding.weight.copy_(ref.tgt_emb.weight)
-    ours.encoder.layers = nn.ModuleList(EncoderLayer.from_torch(l)
-                                        for l in ref.core.encoder.layers)
-    ours.decoder.layers = nn.ModuleList(DecoderLayer.from_torch(l)
-                                        for l in ref.core.decoder.layers)
+    ours.encoder.layers = nn.ModuleList(from_torch(l) for l in ref.core.encoder.layers)
+    ours.decoder.layers = nn.ModuleList(from_torch(l) for l in ref.core.decoder.layers)
     if c.norm_first:
         ours.encoder.norm.load_state_dict(ref.core.encoder.norm.state_dict())
         ours.decoder.norm.load_state_dict(ref.core.decoder.norm.state_dict())
