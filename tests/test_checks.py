@@ -55,6 +55,9 @@ def test_check_tokens_reads_the_range():
     with pytest.raises(ValueError, match=r"^tgt must be token ids in \[0, vocab=10\), got ids "
                                          r"from -1 to 3$"):
         check_tokens(torch.tensor([[-1, 3]]), 10, "tgt")
+    with pytest.raises(ValueError, match=r"^tokens must be token ids in \[0, vocab=10\), got ids "
+                                         r"from 0 to 10$"):
+        check_tokens(torch.tensor([[0, 10]]), 10)  # the table's size is one too many
     assert str(out_of_vocabulary(torch.tensor([[4, 12]]), 10)) == (
         "tokens must be token ids in [0, vocab=10), got ids from 4 to 12")
 
