@@ -183,7 +183,7 @@ class MultiHeadAttention(nn.Module):
 # --- the checks ----------------------------------------------------------------------
 
 
-def check_sdpa_inputs(query, key, value, mask=None, dropout=None) -> None:
+def check_sdpa_inputs(query, key, value, mask, dropout) -> None:
     """Raise unless the arguments of :func:`scaled_dot_product_attention` fit together:
     float tensors of one dtype and device, ``(..., L, Dk)``, ``(..., S, Dk)``,
     ``(..., S, Dv)`` with batch axes that broadcast, and a mask for ``(..., L, S)``."""
