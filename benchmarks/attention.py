@@ -8,7 +8,7 @@ sequence length L, width d_model and batch B, both batch-first. Three ratios:
 - ``*_lean_ratio``: our lean path (need_weights=False) vs the same fused PyTorch call;
 - ``fwd_w_ratio``: our teaching path vs PyTorch asked for the same per-head weights
   (``need_weights=True, average_attn_weights=False``): the same work on both sides;
-- ``fwd_fused_ratio``: the fast path that serves, ``fuse(ours)`` (:mod:`illustrated.fused`),
+- ``fwd_fused_ratio``: the fast path that serves, ``fuse(ours)`` (:mod:`illustrated.interop`),
   vs PyTorch's module in eval mode, whose inference call takes its own fused native op
   (``torch._native_multi_head_attention``): both are inference copies (the issue's target
   is <= 1.0, <= 1.1 at L=16, d_model=64, B=1); ``fwd_fused_train_ratio`` the same against
@@ -28,7 +28,7 @@ from torch import nn
 from _common import alternate, full_flag, progress, report
 
 from illustrated.attention import MultiHeadAttention
-from illustrated.fused import fuse
+from illustrated.interop import fuse
 
 SHORT = [(16, 64, 1), (128, 512, 32), (512, 256, 8), (1024, 128, 4), (256, 64, 32)]
 # The whole sweep but B=32 at L=1024 (1 GiB of weights a call: minutes a point on 2 cores;
@@ -42,8 +42,8 @@ H = 8
 def case(L, d, B):
     torch.manual_seed(0)
     theirs = nn.MultiheadAttention(d, H, batch_first=True)
-    ours = MultiHeadAttention.from_torch(theirs)
-    lean = MultiHeadAttention.from_torch(theirs)
+    ours = from_torch(theirs)
+    lean = from_torch(theirs)
     lean.need_weights = False
     fused = fuse(ours)  # an inference copy, eval mode
     served = nn.MultiheadAttention(d, H, batch_first=True)

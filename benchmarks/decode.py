@@ -4,7 +4,7 @@ The issue's setting: B=1, N=3, d_model=256, a 64-word vocabulary, ``<eos>`` neve
 so every step runs. Three ways, timed alternately in one process at several numbers of new
 tokens: the teaching model recomputing the whole prefix at every step (``uncached``), the
 teaching model with its key/value cache (``cached``), and the inference copy that serves,
-``fuse(model)`` (:mod:`illustrated.fused`), with the same cache (``fused_cached``); all
+``fuse(model)`` (:mod:`illustrated.interop`), with the same cache (``fused_cached``); all
 three must write the same tokens. Prints the medians, the ratios to recomputation (the
 target: >= 10x at 512 tokens for what serves) and the growth exponents fitted on a log-log
 scale. ``fused_uncached`` is also timed, so the cache's own gain on the fast path shows.
@@ -18,7 +18,7 @@ import torch
 from _common import progress, report
 
 from illustrated.decoding import greedy_decode
-from illustrated.fused import fuse
+from illustrated.interop import fuse
 from illustrated.model import ModelConfig, Transformer
 
 LENGTHS = (25, 50, 100, 200, 512)

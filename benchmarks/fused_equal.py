@@ -10,7 +10,7 @@ import time
 
 from _common import progress, report
 
-from illustrated.fused import fuse
+from illustrated.interop import fuse
 from illustrated.translator.corpus import load_split
 from illustrated.translator.inference import load_translator, translate
 

@@ -5,7 +5,7 @@ a learner makes thousands of times in exercises, where the work is small and eve
 microsecond of Python shows. Each sample times 200 calls in a row; the ways alternate
 (ours, lean, torch, torch with weights, ...) for 25 samples after a warm-up; medians, and
 the ratio of the fastest samples (``best_*``), steadier when other work shares the CPU.
-Also times our input checks alone, so the report says what they cost.
+Also times the input checks one call of ours runs, alone, so the report says what they cost.
 
     python benchmarks/overhead.py [--profile] [--breakdown]
 
@@ -25,9 +25,9 @@ from torch import nn
 
 from _common import progress, report
 
-from illustrated._attention_checks import check_attention_inputs
-from illustrated._checks import inputs_checked
-from illustrated.attention import MultiHeadAttention, scaled_dot_product_attention
+from illustrated.attention import (MultiHeadAttention, check_attention_inputs, check_sdpa_inputs,
+                                   scaled_dot_product_attention)
+from illustrated.interop import from_torch
 from illustrated.masks import check_mask
 
 B, L, D, H = 1, 16, 64, 4
@@ -53,14 +53,15 @@ def samples_us(ways: dict) -> dict:
     return times
 
 
-def unchecked(fn, *args):
-    with inputs_checked():  # as inside a checked call: no checks
-        return fn(*args)
+def checks(ours, x):
+    """What one call of ours checks, with a plain call at the top of ``forward``: the
+    module's inputs (its heads then go to the formula unchecked)."""
+    check_attention_inputs(ours, x, x, x, None, None)
 
 
 def breakdown(ours, theirs, x):
     """Median microseconds of each step of our call, timed alone, and of torch's parts."""
-    q = ours._split(ours.w_q(x))  # (B, H, L, Dk)
+    q = ours.split_heads(ours.w_q(x))  # (B, H, L, Dk)
     z = F.scaled_dot_product_attention(q, q, q)  # (B, H, L, Dk)
     w = (q @ q.transpose(-2, -1)).softmax(-1)  # (B, H, L, L)
     q3, w3 = q.reshape(B * H, L, D // H), w.view(B * H, L, L)  # 3-D, as torch's op uses
@@ -69,14 +70,16 @@ def breakdown(ours, theirs, x):
     w_out, b_out = theirs.out_proj.weight.detach(), theirs.out_proj.bias.detach()
     steps = {
         "our whole call (teaching path)": lambda: ours(x, x, x),
-        "  checks at the door": lambda: check_attention_inputs(ours, x, x, x),
+        "  its checks (check_attention_inputs)": lambda: checks(ours, x),
+        "  the formula's checks, on a reader's call (check_sdpa_inputs)":
+            lambda: check_sdpa_inputs(q, q, q, None, ours.dropout),
         "  4 projections, nn.Linear modules": lambda: [m(x) for m in lin],
         "  the same 4 products, F.linear": lambda: [F.linear(x, m.weight, m.bias) for m in lin],
         "  the same as 1 product on stacked weights + W^O": lambda: (
             F.linear(x, w_in, b_in), F.linear(x, w_out, b_out)),
-        "  split into heads (x3)": lambda: [ours._split(x) for _ in range(3)],
-        "  attend, teaching (scaled_dot_product_attention)":
-            lambda: unchecked(scaled_dot_product_attention, q, q, q),
+        "  split into heads (x3)": lambda: [ours.split_heads(x) for _ in range(3)],
+        "  attend, teaching (scaled_dot_product_attention, its checks included)":
+            lambda: scaled_dot_product_attention(q, q, q, None, ours.dropout),
         "    its two products, 4-D @ as in the formula": lambda: (
             q @ q.transpose(-2, -1), w @ q),
         "    the same two products, bmm on 3-D (B*H, L, .) views": lambda: (
@@ -99,19 +102,16 @@ def main():
     torch.set_num_threads(1)
     torch.manual_seed(0)
     theirs = nn.MultiheadAttention(D, H, batch_first=True).eval()
-    ours = MultiHeadAttention.from_torch(theirs).eval()
-    lean = MultiHeadAttention.from_torch(theirs).eval()
+    ours = from_torch(theirs).eval()
+    lean = from_torch(theirs).eval()
     lean.need_weights = False
     x = torch.randn(B, L, D)
     mask = torch.ones(1, 1, L, L, dtype=torch.bool)
-
-    def checks():  # what one call of ours checks: the module's inputs, once, at its door
-        check_attention_inputs(ours, x, x, x)
-
     ways = {"ours": lambda: ours(x, x, x), "lean": lambda: lean(x, x, x),
             "torch": lambda: theirs(x, x, x, need_weights=False),
             "torch_w": lambda: theirs(x, x, x, need_weights=True, average_attn_weights=False),
-            "checks": checks, "mask_check": lambda: check_mask(mask, (B, H, L, L))}
+            "checks": lambda: checks(ours, x),
+            "mask_check": lambda: check_mask(mask, (B, H, L, L))}
     times = samples_us(ways)
     us = {name: statistics.median(t) for name, t in times.items()}
     spread = {name: (max(t) - min(t)) / statistics.median(t) for name, t in times.items()}

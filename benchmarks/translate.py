@@ -1,7 +1,7 @@
 """Sentences per second of the translator the book ships, on the held-out test set.
 
 Greedy and beam search (k = 4, length penalty 0.6) of the inference copy that serves
-(:func:`illustrated.fused.fuse`) through :func:`illustrated.translator.inference.translate`, which
+(:func:`illustrated.interop.fuse`) through :func:`illustrated.translator.inference.translate`, which
 decodes batches of sentences of similar lengths (beam search through
 :func:`illustrated.decoding.beam_search_batch`). For comparison, beam search one sentence
 at a time (:func:`illustrated.decoding.beam_search`, as ``translate`` did before) on a
@@ -32,7 +32,7 @@ from _common import full_flag, progress, report
 from illustrated.commands import translate as command
 from illustrated.commands.common import torch_threads
 from illustrated.decoding import beam_search
-from illustrated.fused import fuse
+from illustrated.interop import fuse
 from illustrated.translator.corpus import load_split
 from illustrated.translator.inference import MAX_LEN, load_translator, prepare, translate
 from illustrated.translator.limits import split_sentences

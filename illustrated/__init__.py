@@ -7,6 +7,7 @@ small core the chapters build, in the order they teach it:
 ==================  ========================================================  =========
 module              what it holds                                             chapter
 ==================  ========================================================  =========
+``checks``          the plain input checks every public function calls        all
 ``attention``       scaled dot-product attention, multi-head attention        3-5
 ``masks``           padding and causal (subsequent) masks                     6
 ``positional``      sinusoidal positional encoding                            7
@@ -19,7 +20,9 @@ module              what it holds                                             ch
 ``schedule``        the paper's learning-rate schedule                        11
 ``training``        the toy translator's training loop and its checkpoint     11
 ``checkpoint``      atomic checkpoint files, read back with a format check    11, 12
-``fused``           ``fuse(model)``: the fast copy in PyTorch's layout        5, 12
+``counting``        parameters and FLOPs of a call                            5, 14, 15
+``interop``         ``from_torch``, ``fuse(model)``: to and from PyTorch's    5, 8, 9, 12
+                    modules; the fast copy in PyTorch's layout
 ``errata``          ``check_claim``: a source against the corrected version   appendix
 ==================  ========================================================  =========
 

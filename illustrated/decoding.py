@@ -2,7 +2,7 @@
 
 ``greedy_decode`` picks the most likely token at every step; with ``use_cache=True`` each
 step feeds only the newest token and reuses the keys and values cached by earlier steps
-(:class:`~illustrated.layers.DecoderCache`), with the same output as re-running the
+(:class:`~illustrated.kv_cache.DecoderCache`), with the same output as re-running the
 decoder on the whole prefix. ``beam_search`` keeps the ``beam_size`` best prefixes, all of
 them fed to the model in one batch each step, with the cache reordered to follow them;
 ``beam_search_batch`` does the same for many sentences at once (one forward per step for
@@ -20,70 +20,14 @@ from itertools import accumulate
 
 import torch
 
-from ._checks import check_positive_int, checked_at_the_door
-from .layers import check_tokens
-from .masks import check_mask, padding_mask, subsequent_mask
-from .positional import check_positions
+from .checks import check_positive_int, check_token_ids
+from .masks import padding_mask, subsequent_mask
 
 TRACE_TOP = 5  # the most likely next tokens a greedy step's trace records
 
 
-# --- checks at the door: the model's own checks are skipped inside a decoding call ------
-
-
-def _check_src(model, src, max_len, src_mask=None):
-    """What the model's own door would check, and ``max_len``: ``src`` ``(B, S)`` integer
-    ids inside its source vocabulary, ``src_mask`` (if given) bool and broadcasting to
-    ``(B, 1, S)``, and both sequences within its positional table (when it has a config)."""
-    if not isinstance(src, torch.Tensor) or src.dim() != 2:
-        raise ValueError(f"src must be a (B, S) tensor of token ids, got {src!r:.80}")
-    if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 2:
-        raise ValueError(f"max_len must be an int >= 2 (bos + one token), got {max_len!r}")
-    if src_mask is not None:
-        check_mask(src_mask, (src.shape[0], 1, src.shape[1]), "src_mask")
-    config = getattr(model, "config", None)
-    if config is None:
-        return
-    check_tokens(src, config.src_vocab, "src")
-    check_positions(src.shape[1], 0, config.max_len)
-    if max_len - 1 > config.max_len:  # the decoder reads at most max_len - 1 positions
-        raise ValueError(f"max_len={max_len} would feed the decoder {max_len - 1} positions, "
-                         f"more than the model's config.max_len={config.max_len}")
-
-
-def _check_token_ids(model, **ids):
-    """Each id must be an int inside the model's target vocabulary (when the model says
-    how large it is)."""
-    V = getattr(getattr(model, "config", None), "tgt_vocab", None)
-    for name, value in ids.items():
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an int token id, got {type(value).__name__}")
-        if V is not None and not 0 <= value < V:
-            raise ValueError(f"{name} must be a target token id in [0, {V}), got {value}")
-
-
-def _check_greedy(model, src, max_len, bos_id, eos_id, src_mask=None, use_cache=True,
-                  pad_id=0, trace=None):
-    _check_src(model, src, max_len, src_mask)
-    _check_token_ids(model, bos_id=bos_id, eos_id=eos_id, pad_id=pad_id)
-
-
-def _check_beam(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,
-                length_penalty=0.0, trace=None):
-    _check_src(model, src, max_len)
-    _check_token_ids(model, bos_id=bos_id, eos_id=eos_id)
-    check_positive_int(beam_size, "beam_size")
-    check_positive_int(top_beams, "top_beams")
-
-
-def _check_one_source(model, src, *args, **kwargs):
-    _check_beam(model, src, *args, **kwargs)
-    if src.shape[0] != 1:
-        raise ValueError(f"beam_search takes one source (1, S), got {tuple(src.shape)}")
-
-
 @contextmanager
-def _evaluating(model):
+def evaluating(model):
     """The block runs in eval mode without gradients; the model's mode is restored after."""
     was_training = model.training
     model.eval()
@@ -107,7 +51,6 @@ def _step(model, memory, src_mask, ys, cache):
     return model.generator(out[:, -1])  # (B, V)
 
 
-@checked_at_the_door(_check_greedy)
 def greedy_decode(model, src, max_len, bos_id, eos_id, src_mask=None, use_cache=True,
                   pad_id=0, trace=None):
     """Greedy decoding. Args: src ``(B, S)`` ids; src_mask ``(B, 1, S)`` (``None``: built
@@ -115,8 +58,10 @@ def greedy_decode(model, src, max_len, bos_id, eos_id, src_mask=None, use_cache=
     after a row's ``eos_id`` come ``pad_id`` tokens. The model's mode is restored afterwards.
     ``trace``: a list to which each step appends ``{"top_ids", "top_logp", "chosen"}``, the
     ``TRACE_TOP`` most likely tokens of each row, best first, with their log-probabilities
-    ``(B, TRACE_TOP)``, and the token each row takes ``(B,)`` (plain lists)."""
-    with _evaluating(model):
+    ``(B, TRACE_TOP)``, and the token each row takes ``(B,)`` (plain lists). The model
+    checks ``src`` and ``src_mask`` as it encodes."""
+    check_decoding(model, src, max_len, bos_id=bos_id, eos_id=eos_id, pad_id=pad_id)
+    with evaluating(model):
         if src_mask is None:
             src_mask = padding_mask(src, pad_id)  # (B, 1, S)
         memory = model.encode(src, src_mask)  # (B, S, D)
@@ -208,7 +153,6 @@ def _best(finished, ys, scores, max_len, top_beams, alpha):
 # --- beam search ------------------------------------------------------------------------
 
 
-@checked_at_the_door(_check_one_source)
 def beam_search(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,
                 length_penalty=0.0, trace=None):
     """Beam search for one source ``(1, S)``. Returns ``top_beams`` pairs ``(tokens, score)``
@@ -218,7 +162,11 @@ def beam_search(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,
     favourable length penalty, could score above the ``beam_size``-th of them (or at
     ``max_len``). ``trace``: a list to which each step appends what it saw and decided
     (``_beam_step``)."""
-    with _evaluating(model):
+    check_decoding(model, src, max_len, bos_id=bos_id, eos_id=eos_id)
+    check_beams(beam_size, top_beams)
+    if src.shape[0] != 1:
+        raise ValueError(f"beam_search takes one source (1, S), got {tuple(src.shape)}")
+    with evaluating(model):
         return _beam(model, src, max_len, bos_id, eos_id, beam_size, top_beams,
                      length_penalty, trace)
 
@@ -260,7 +208,6 @@ def _beam_step(ys, scores, ranked, alpha) -> dict:
             "candidates": candidates}
 
 
-@checked_at_the_door(_check_beam)
 def beam_search_batch(model, src, max_len, bos_id, eos_id, beam_size=4, top_beams=1,
                       length_penalty=0.0):
     """:func:`beam_search` for every row of ``src`` ``(B, S)`` at once (rows right-padded
@@ -269,7 +216,9 @@ def beam_search_batch(model, src, max_len, bos_id, eos_id, beam_size=4, top_beam
     :func:`beam_search` on its own (the same candidates, ranks and stopping rule; the
     tests prove the results equal). Returns a list of ``B`` results, each what
     ``beam_search`` returns for that row: ``top_beams`` pairs ``(tokens, score)``."""
-    with _evaluating(model):
+    check_decoding(model, src, max_len, bos_id=bos_id, eos_id=eos_id)
+    check_beams(beam_size, top_beams)
+    with evaluating(model):
         return _beam_batch(model, src, max_len, bos_id, eos_id, beam_size, top_beams,
                            length_penalty)
 
@@ -315,3 +264,32 @@ def _beam_batch(model, src, max_len, bos_id, eos_id, k, top_beams, alpha):
         cache.reorder(torch.cat(rows))  # (R',)
         ys, scores = torch.cat(new_ys), torch.cat(new_scores)  # (R', T + 1), (R',)
     return [_best(finished[b], *last[b], max_len, top_beams, alpha) for b in range(B)]
+
+
+# --- the checks: what a decoding call adds to the model's own --------------------------
+
+
+def check_decoding(model, src, max_len, **ids) -> None:
+    """Raise unless ``src`` is a ``(B, S)`` batch of integer ids, ``max_len`` leaves room
+    for one token after ``<bos>`` within the model's positions, and each of ``ids``
+    (``bos_id=...``) is a target token id. The model checks the rest as it encodes: the
+    ids' range, the length, the mask."""
+    check_token_ids(src, "src")
+    if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 2:
+        raise ValueError(f"max_len must be an int >= 2 (bos + one token), got {max_len!r}")
+    config = model.config
+    if max_len - 1 > config.max_len:  # the decoder reads at most max_len - 1 positions
+        raise ValueError(f"max_len={max_len} would feed the decoder {max_len - 1} positions, "
+                         f"more than the model's config.max_len={config.max_len}")
+    for name, value in ids.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int token id, got {type(value).__name__}")
+        if not 0 <= value < config.tgt_vocab:
+            raise ValueError(f"{name} must be a target token id in [0, {config.tgt_vocab}), "
+                             f"got {value}")
+
+
+def check_beams(beam_size, top_beams) -> None:
+    """Raise unless the beam's width and the number of results asked for are positive."""
+    check_positive_int(beam_size, "beam_size")
+    check_positive_int(top_beams, "top_beams")

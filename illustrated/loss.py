@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._checks import check_positive_int, check_tensor
+from .checks import check_positive_int, check_tensor
 
 
 class LabelSmoothingLoss(nn.Module):

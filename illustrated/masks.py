@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import torch
 
-from ._checks import broadcast_shape, check_positive_int, check_tensor
+from .checks import broadcast_shape, check_positive_int, check_tensor
 
 
 def padding_mask(tokens: torch.Tensor, pad_id: int = 0) -> torch.Tensor:

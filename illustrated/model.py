@@ -14,18 +14,16 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 from torch import nn
-from torch.utils.flop_counter import FlopCounterMode
 
-from ._checks import check_dropout, check_heads, check_positive_int, checked_at_the_door
 from .attention import MultiHeadAttention
-from .layers import (DecoderCache, DecoderLayer, EncoderLayer, Embeddings, _check_decoder_layer,
-                     _check_encoder_layer, _check_stream, check_tokens)
+from .checks import check_dropout, check_heads, check_positive_int, check_token_ids
+from .kv_cache import DecoderCache, check_decoder_cache
+from .layers import DecoderLayer, EncoderLayer, Embeddings
 from .masks import check_mask, padding_mask, subsequent_mask
-from .positional import PositionalEncoding, check_positions
+from .positional import PositionalEncoding
 
 
 @dataclass(frozen=True)
@@ -87,23 +85,6 @@ class ModelConfig:
         return cls(**{**preset, **overrides})
 
 
-def _check_encoder(module, x, mask=None) -> None:
-    _check_encoder_layer(module.layers[0], x, mask)  # every layer takes what the first does
-
-
-def _check_decoder(module, x, memory, src_mask=None, tgt_mask=None, cache=None) -> None:
-    if cache is not None:
-        if not isinstance(cache, DecoderCache):
-            raise TypeError(f"cache must be a DecoderCache or None, got {type(cache).__name__}")
-        if len(cache.layers) != len(module.layers):
-            raise ValueError(
-                f"cache has {len(cache.layers)} layers but the decoder has "
-                f"{len(module.layers)}; make it with model.new_cache()"
-            )
-    first = None if cache is None else cache.layers[0]
-    _check_decoder_layer(module.layers[0], x, memory, src_mask, tgt_mask, first)
-
-
 class Encoder(nn.Module):
     """A stack of ``N`` identical encoder layers (:class:`~illustrated.layers.EncoderLayer`),
     each with its own weights.
@@ -125,9 +106,9 @@ class Encoder(nn.Module):
         # its output is the raw residual sum, so a pre-norm stack needs one final norm.
         self.norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
 
-    @checked_at_the_door(_check_encoder)
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Args: x ``(B, S, D)``; mask broadcasting to ``(B, S, S)``. Returns: ``(B, S, D)``."""
+        """Args: x ``(B, S, D)``; mask broadcasting to ``(B, S, S)``. Returns: ``(B, S, D)``.
+        The first layer checks them."""
         for layer in self.layers:
             x = layer(x, mask)  # (B, S, D)
         return self.norm(x)  # (B, S, D)
@@ -149,15 +130,15 @@ class Decoder(nn.Module):
         )
         self.norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()  # see Encoder
 
-    @checked_at_the_door(_check_decoder)
     def forward(self, x: torch.Tensor, memory: torch.Tensor,
                 src_mask: torch.Tensor | None = None,
                 tgt_mask: torch.Tensor | None = None,
                 cache: DecoderCache | None = None) -> torch.Tensor:
         """Args: x ``(B, T, D)``; memory ``(B, S, D)``; masks and cache as
         :class:`~illustrated.layers.DecoderLayer` (``cache`` a
-        :class:`~illustrated.layers.DecoderCache` of this stack's depth).
+        :class:`~illustrated.kv_cache.DecoderCache` of this stack's depth).
         Returns: ``(B, T, D)``."""
+        check_decoder_cache(cache, len(self.layers))
         for i, layer in enumerate(self.layers):
             layer_cache = None if cache is None else cache.layers[i]
             x = layer(x, memory, src_mask, tgt_mask, cache=layer_cache)  # (B, T, D)
@@ -204,41 +185,6 @@ def make_std_masks(src: torch.Tensor, tgt: torch.Tensor, pad_id: int = 0):
     return src_mask, tgt_mask
 
 
-def _check_encode(model, src, src_mask=None) -> None:
-    c = model.config
-    check_tokens(src, c.src_vocab, "src")
-    check_positions(src.shape[1], 0, c.max_len)
-    if src_mask is not None:
-        B, S = src.shape
-        check_mask(src_mask, (B, S, S), "src_mask")
-
-
-def _check_decode(model, memory, src_mask, tgt, tgt_mask, cache=None) -> None:
-    c = model.config
-    check_tokens(tgt, c.tgt_vocab, "tgt")
-    past = len(cache) if isinstance(cache, DecoderCache) else 0
-    check_positions(tgt.shape[1], past, c.max_len)
-    _check_stream(memory, c.d_model, "memory", like=model)
-    embedded = memory.new_empty(*tgt.shape, c.d_model)  # (B, T, D): what tgt_embed gives
-    _check_decoder(model.decoder, embedded, memory, src_mask, tgt_mask, cache)
-
-
-def _check_forward(model, src, tgt, src_mask=None, tgt_mask=None) -> None:
-    _check_encode(model, src, src_mask)
-    check_tokens(tgt, model.config.tgt_vocab, "tgt")
-    if src.shape[0] != tgt.shape[0]:
-        raise ValueError(
-            f"src and tgt must have the same batch size B, got src {tuple(src.shape)} "
-            f"and tgt {tuple(tgt.shape)}"
-        )
-    check_positions(tgt.shape[1], 0, model.config.max_len)
-    B, S, T = src.shape[0], src.shape[1], tgt.shape[1]
-    if src_mask is not None:
-        check_mask(src_mask, (B, T, S), "src_mask")
-    if tgt_mask is not None:
-        check_mask(tgt_mask, (B, T, T), "tgt_mask")
-
-
 @torch.no_grad()
 def init_parameters(model: nn.Module, d_model: int,
                     generator: torch.Generator | None = None) -> None:
@@ -278,9 +224,9 @@ class Transformer(nn.Module):
         if not isinstance(config, ModelConfig):
             raise TypeError(f"config must be a ModelConfig, got {type(config).__name__}")
         c = self.config = config
-        self.src_embed = nn.Sequential(Embeddings(c.src_vocab, c.d_model),
+        self.src_embed = nn.Sequential(Embeddings(c.src_vocab, c.d_model, "src"),
                                        PositionalEncoding(c.d_model, c.dropout, c.max_len))
-        self.tgt_embed = nn.Sequential(Embeddings(c.tgt_vocab, c.d_model),
+        self.tgt_embed = nn.Sequential(Embeddings(c.tgt_vocab, c.d_model, "tgt"),
                                        PositionalEncoding(c.d_model, c.dropout, c.max_len))
         self.encoder = Encoder(c.N, c.d_model, c.h, c.d_ff, c.dropout, c.norm_first)
         self.decoder = Decoder(c.N, c.d_model, c.h, c.d_ff, c.dropout, c.norm_first)
@@ -291,25 +237,26 @@ class Transformer(nn.Module):
             self.generator.proj.weight = shared
         init_parameters(self, c.d_model, generator)
 
-    @checked_at_the_door(_check_encode)
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Args: src ids ``(B, S)``; src_mask ``(B, 1, S)``. Returns: memory ``(B, S, D)``."""
-        return self.encoder(self.src_embed(src), src_mask)  # (B, S, D)
+        """Args: src ids ``(B, S)``; src_mask ``(B, 1, S)``. Returns: memory ``(B, S, D)``.
+        The embedding checks ``src`` (and the positional encoding its length)."""
+        x = self.src_embed(src)  # (B, S, D)
+        if src_mask is not None:  # named here: the encoder's layers call it mask
+            check_mask(src_mask, (src.shape[0], src.shape[1], src.shape[1]), "src_mask")
+        return self.encoder(x, src_mask)  # (B, S, D)
 
-    @checked_at_the_door(_check_decode)
     def decode(self, memory: torch.Tensor, src_mask: torch.Tensor | None,
                tgt: torch.Tensor, tgt_mask: torch.Tensor | None,
                cache: DecoderCache | None = None) -> torch.Tensor:
         """Args: memory ``(B, S, D)``; src_mask ``(B, 1, S)``; tgt ids ``(B, T)``;
-        tgt_mask ``(B, T, T)``; cache: optional :class:`~illustrated.layers.DecoderCache`
+        tgt_mask ``(B, T, T)``; cache: optional :class:`~illustrated.kv_cache.DecoderCache`
         from :meth:`new_cache`. With a cache holding ``P`` positions, ``tgt`` holds only
         the new tokens (at positions ``P..P+T-1``), the earlier ones are read from the
         cache, and ``tgt_mask`` broadcasts to ``(B, T, P + T)`` (``None`` for one token).
-        Returns: ``(B, T, D)``."""
-        if cache is None:
-            return self.decoder(self.tgt_embed(tgt), memory, src_mask, tgt_mask)  # (B, T, D)
+        Returns: ``(B, T, D)``. The decoder's layers check the memory and the masks."""
+        check_decoder_cache(cache, self.config.N)
         embed, positional = self.tgt_embed
-        x = positional(embed(tgt), start=len(cache))  # (B, T, D)
+        x = positional(embed(tgt), start=0 if cache is None else len(cache))  # (B, T, D)
         return self.decoder(x, memory, src_mask, tgt_mask, cache=cache)  # (B, T, D)
 
     def keep_attention_weights(self, keep: bool = True) -> "Transformer":
@@ -327,7 +274,6 @@ class Transformer(nn.Module):
         """An empty key/value cache for incremental decoding with :meth:`decode`."""
         return DecoderCache(self.config.N)
 
-    @checked_at_the_door(_check_forward)
     def forward(self, src: torch.Tensor, tgt: torch.Tensor,
                 src_mask: torch.Tensor | None = None,
                 tgt_mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -339,6 +285,7 @@ class Transformer(nn.Module):
 
         Returns: log-probabilities of the next token ``(B, T, V)``.
         """
+        _check_one_batch(src, tgt)  # encode and decode check the rest
         # 1) encode the whole source sentence
         memory = self.encode(src, src_mask)  # (B, S, D)
         # 2) decode every target position, reading the memory
@@ -366,35 +313,13 @@ def make_model(src_vocab: int, tgt_vocab: int, N: int = 6, d_model: int = 512,
     return Transformer(config, generator=generator)
 
 
-def count_parameters(model: nn.Module, trainable_only: bool = True) -> int:
-    """The number of (trainable, by default) parameters of ``model``."""
-    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
-
-
-def _flop_counter(fn: Callable, args, kwargs) -> FlopCounterMode:
-    if not callable(fn):
-        raise TypeError(f"fn must be a callable to run under the FLOP counter, got "
-                        f"{type(fn).__name__}")
-    counter, threads = FlopCounterMode(display=False), torch.get_num_threads()
-    torch.set_num_threads(1)  # counts do not depend on speed; tiny products run best on one
-    try:
-        with counter, torch.no_grad():
-            fn(*args, **kwargs)
-    finally:
-        torch.set_num_threads(threads)
-    return counter
-
-
-def count_flops(fn: Callable, *args, **kwargs) -> int:
-    """Floating-point operations of the matrix products (and convolutions) that
-    ``fn(*args, **kwargs)`` runs, as ``torch.utils.flop_counter.FlopCounterMode`` counts
-    them: **2 per multiply-add**. Counts depend on shapes only, so they are the same on
-    every machine. Introduced in chapter 14; chapter 15 uses it throughout."""
-    return _flop_counter(fn, args, kwargs).get_total_flops()
-
-
-def count_flops_by_op(fn: Callable, *args, **kwargs) -> dict[str, int]:
-    """Like :func:`count_flops`, split by operator: e.g. ``{"aten.addmm": ..., "aten.bmm":
-    ...}`` (``addmm`` for linear layers, ``bmm`` for batched per-head products)."""
-    counts = _flop_counter(fn, args, kwargs).get_flop_counts()["Global"]
-    return {str(op): int(n) for op, n in counts.items()}
+def _check_one_batch(src, tgt) -> None:
+    """What :meth:`Transformer.forward` adds to the checks of ``encode`` and ``decode``:
+    ``src`` and ``tgt`` are the two sides of one batch of sentences."""
+    check_token_ids(src, "src")
+    check_token_ids(tgt, "tgt")
+    if src.shape[0] != tgt.shape[0]:
+        raise ValueError(
+            f"src and tgt must have the same batch size B, got src {tuple(src.shape)} "
+            f"and tgt {tuple(tgt.shape)}"
+        )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._checks import check_dropout, check_positive_int, check_tensor, checked_at_the_door
+from .checks import check_dropout, check_positive_int, check_tensor
 
 
 def _check_base(base) -> None:
@@ -66,8 +66,8 @@ def sinusoidal_encoding(
     return pe.float()
 
 
-def _check_input(module, x, start: int = 0) -> None:
-    """The checks of :meth:`PositionalEncoding.forward`, at its door."""
+def _check_input(module, x, start) -> None:
+    """The checks of :meth:`PositionalEncoding.forward`."""
     check_tensor(x, "x", ndim=3, floating=True)
     if x.shape[2] != module.d_model:
         raise ValueError(
@@ -112,11 +112,11 @@ class PositionalEncoding(nn.Module):
         self.register_buffer("pe", pe.unsqueeze(0), persistent=False)  # (1, max_len, D)
         self.dropout = nn.Dropout(dropout)
 
-    @checked_at_the_door(_check_input)
     def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
         """Args: x ``(B, L, D)`` embeddings; start: the position of ``x``'s first row
         (0 unless decoding one token at a time, where the newest token sits at position
         ``start``). Returns: ``(B, L, D)``, ``dropout(x + PE[start:start + L])``."""
+        _check_input(self, x, start)
         L = x.shape[1]
         # 1) add the encodings of positions start..start+L-1 (the same for every sequence)
         x = x + self.pe[:, start:start + L].to(x.dtype)  # (B, L, D)

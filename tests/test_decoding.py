@@ -175,7 +175,7 @@ def test_beam_search_batch_checks_its_input():
     model = _model()
     with pytest.raises(ValueError, match="max_len"):
         beam_search_batch(model, torch.tensor([[3, 2]]), 1, 1, 2)
-    with pytest.raises(ValueError, match=r"src must be a \(B, S\) tensor"):
+    with pytest.raises(ValueError, match=r"src must be 2-D, got 1-D"):
         beam_search_batch(model, torch.tensor([3, 2]), 5, 1, 2)
     with pytest.raises(ValueError, match=r"eos_id must be a target token id in \[0, 11\)"):
         beam_search_batch(model, torch.tensor([[3, 2]]), 5, 1, 11)
@@ -265,7 +265,7 @@ def test_beam_trace_is_what_the_search_did(max_len):
     assert (len(last[0]) == max_len) == (max_len == 4) and (ended or max_len == 4)
 
 
-# --- the decoding functions are doors: they check what the model would have ------------
+# --- a decoding call checks what it adds; the model checks the rest as it runs ------------
 
 
 def _decoders():
@@ -274,8 +274,8 @@ def _decoders():
 
 
 def _untouched(model):
-    """``model``, refusing to run: a door's check must fail before the model is called (whose
-    own checks are skipped inside the door)."""
+    """``model``, refusing to run: a decoding function's own check must fail before the
+    model is called."""
     def run(*args, **kwargs):
         raise AssertionError("the model ran: the decoding function did not refuse its input")
     model.encode = model.decode = run
@@ -284,20 +284,34 @@ def _untouched(model):
 
 @pytest.mark.parametrize("decode", _decoders(), ids=lambda f: f.__name__)
 @pytest.mark.parametrize("src, max_len, err, words", [
-    ([[3, 11]], 5, ValueError, "src must be token ids in [0, vocab=11), got ids from 3 to 11"),
-    ([[-1, 2]], 5, ValueError, "src must be token ids in [0, vocab=11), got ids from -1 to 2"),
     ([[3.0, 2.0]], 5, TypeError, "src must hold integer ids, got dtype torch.float32"),
-    ([[3] * 65], 5, ValueError, "sequence length 65 is longer than max_len=64"),
     ([[3, 2]], 66, ValueError, "max_len=66 would feed the decoder 65 positions, more than "
                                "the model's config.max_len=64"),
 ])
-def test_decoding_refuses_what_the_model_would(decode, src, max_len, err, words):
+def test_decoding_refuses_what_it_cannot_decode(decode, src, max_len, err, words):
     with pytest.raises(err, match=re.escape(words)):
         decode(_untouched(_model()), torch.tensor(src), max_len, 1, 2)
 
 
+@pytest.mark.parametrize("decode", _decoders(), ids=lambda f: f.__name__)
+@pytest.mark.parametrize("src, err, words", [
+    ([[3, 11]], ValueError, "src must be token ids in [0, vocab=11), got ids from 3 to 11"),
+    ([[-1, 2]], ValueError, "src must be token ids in [0, vocab=11), got ids from -1 to 2"),
+    ([[3] * 65], ValueError, "sequence length 65 is longer than max_len=64"),
+])
+def test_the_model_refuses_the_rest_with_its_own_words(decode, src, err, words):
+    """Ids outside the vocabulary and a source too long: the model's embedding and
+    positional encoding refuse them as the model encodes, with the model's message."""
+    model = _model().train()
+    with pytest.raises(err, match=re.escape(words)):
+        decode(model, torch.tensor(src), 5, 1, 2)
+    assert model.training  # the mode is restored
+
+
 def test_greedy_checks_its_src_mask():
-    model, src = _untouched(_model()), torch.tensor([[3, 4, 2]])  # (B, S)
+    """The model refuses a mask that is not (B, 1, S): the decoder's layers check it
+    against the queries of a step, by its name."""
+    model, src = _model(), torch.tensor([[3, 4, 2]])  # (B, S)
     square = torch.ones(1, 3, 3, dtype=torch.bool)  # (B, S, S): the encoder's, not (B, 1, S)
     with pytest.raises(ValueError, match=re.escape("src_mask of shape (1, 3, 3) does not "
                                                    "broadcast against the attention scores "
@@ -314,16 +328,3 @@ def test_beam_search_checks_its_sizes(kwargs, words):
     for search in (beam_search, beam_search_batch):
         with pytest.raises(ValueError, match=words):
             search(_untouched(_model()), torch.tensor([[3, 2]]), 5, 1, 2, **kwargs)
-
-
-@pytest.mark.parametrize("decode", _decoders(), ids=lambda f: f.__name__)
-def test_checked_once_at_the_door_of_a_decoding_call(decode):
-    """The model's own checks (its checked_at_the_door entries) are skipped inside: the
-    decoding function has checked what they would."""
-    from illustrated._checks import checked_at_the_door
-    model, checked = _model(), []
-    model.decode = checked_at_the_door(lambda *a, **k: checked.append(1))(model.decode)
-    decode(model, torch.tensor([[3, 4, 2]]), 4, 1, 2)
-    assert checked == []
-    model.decode(model.encode(torch.tensor([[3, 2]])), None, torch.tensor([[1]]), None)
-    assert checked == [1]  # called by a reader, the same entry checks

@@ -5,6 +5,7 @@ import pytest
 import torch
 from torch import nn
 
+from illustrated.interop import from_torch
 from illustrated.layers import (
     DecoderLayer,
     EncoderLayer,
@@ -57,6 +58,11 @@ def test_embeddings_refuse_bad_tokens():
     with pytest.raises(ValueError,
                        match=r"tokens must be token ids in \[0, vocab=10\), got ids from 0 to 10"):
         emb(torch.tensor([[0, 10]]))
+    with pytest.raises(ValueError, match=r"tokens must be token ids in \[0, vocab=10\), got ids "
+                                         r"from -1 to 2"):
+        emb(torch.tensor([[-1, 2]]))
+    with pytest.raises(ValueError, match=r"^src must be token ids in \[0, vocab=10\)"):
+        Embeddings(10, D, name="src")(torch.tensor([[0, 10]]))
     with pytest.raises(ValueError, match=r"vocab must be positive"):
         Embeddings(0, D)
 
@@ -91,7 +97,7 @@ def test_sublayer_connection_formulas(norm_first):
 def test_encoder_layer_matches_torch(norm_first):
     torch.manual_seed(0)
     ref = torch_layer(nn.TransformerEncoderLayer, norm_first)
-    ours = EncoderLayer.from_torch(ref)
+    ours = from_torch(ref)
     assert not ours.training and ours.sublayer1.norm_first == norm_first
     x = torch.randn(3, 6, D, dtype=torch.float64)
     pad = key_padding([6, 4, 1], 6)  # (B, S), True = padding
@@ -105,7 +111,7 @@ def test_encoder_layer_matches_torch(norm_first):
 def test_decoder_layer_matches_torch(norm_first):
     torch.manual_seed(1)
     ref = torch_layer(nn.TransformerDecoderLayer, norm_first)
-    ours = DecoderLayer.from_torch(ref)
+    ours = from_torch(ref)
     T, S = 5, 7
     x = torch.randn(3, T, D, dtype=torch.float64)
     memory = torch.randn(3, S, D, dtype=torch.float64)
@@ -117,35 +123,6 @@ def test_decoder_layer_matches_torch(norm_first):
                tgt_mask=~tgt_pad.unsqueeze(1) & causal)  # (B, T, T)
     assert got.shape == (3, T, D)
     torch.testing.assert_close(got, expected, **TOL)
-
-
-def test_from_torch_copies_eps_dtype_and_mode():
-    ref = torch_layer(nn.TransformerDecoderLayer, False, layer_norm_eps=1e-6).train()
-    ours = DecoderLayer.from_torch(ref)
-    assert ours.training
-    assert [s.norm.eps for s in (ours.sublayer1, ours.sublayer2, ours.sublayer3)] == [1e-6] * 3
-    assert all(p.dtype == torch.float64 for p in ours.parameters())
-    assert ours.feed_forward.dropout.p == 0.1 and ours.src_attn.dropout.p == 0.1
-
-
-@pytest.mark.parametrize(
-    "kwargs, match",
-    [
-        (dict(activation="gelu"), r"only ReLU .* got activation='gelu'"),
-        (dict(batch_first=False), r"batch_first=True"),
-        (dict(bias=False), r"bias=False"),
-    ],
-)
-@pytest.mark.parametrize("ours, theirs", [(EncoderLayer, nn.TransformerEncoderLayer),
-                                           (DecoderLayer, nn.TransformerDecoderLayer)])
-def test_from_torch_refuses_what_it_cannot_copy(ours, theirs, kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        ours.from_torch(torch_layer(theirs, False, **kwargs))
-
-
-def test_from_torch_refuses_the_wrong_class():
-    with pytest.raises(TypeError, match=r"expected torch.nn.TransformerEncoderLayer"):
-        EncoderLayer.from_torch(torch_layer(nn.TransformerDecoderLayer, False))
 
 
 # ----------------------------------------------------------------- properties
@@ -209,26 +186,3 @@ def test_constructor_errors():
         DecoderLayer(D, H, 0)
     with pytest.raises(ValueError, match=r"dropout must be in \[0, 1\)"):
         EncoderLayer(D, H, D_FF, dropout=1.5)
-
-
-# --- DecoderCache on its own ---------------------------------------------------------
-
-
-def test_decoder_cache_holds_one_pair_per_layer_and_counts_positions():
-    from illustrated.attention import KVCache
-    from illustrated.layers import DecoderCache
-    cache = DecoderCache(3)
-    assert len(cache.layers) == 3 and len(cache) == 0
-    assert all(isinstance(s, KVCache) and not s.static and m.static for s, m in cache.layers)
-    cache.layers[0][0].k = torch.zeros(2, 1, 4, 1)
-    cache.layers[0][0].v = torch.zeros(2, 1, 4, 1)
-    assert len(cache) == 4
-    cache.reorder(torch.tensor([1]))
-    assert cache.layers[0][0].k.shape == (1, 1, 4, 1)
-
-
-@pytest.mark.parametrize("bad", [0, -1, 1.5])
-def test_decoder_cache_needs_a_positive_layer_count(bad):
-    from illustrated.layers import DecoderCache
-    with pytest.raises((ValueError, TypeError), match="N"):
-        DecoderCache(bad)

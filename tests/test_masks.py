@@ -8,6 +8,7 @@ from torch import nn
 from torch.nn.functional import scaled_dot_product_attention as torch_sdpa
 
 from illustrated.attention import MultiHeadAttention, scaled_dot_product_attention
+from illustrated.interop import from_torch
 from illustrated.masks import (check_mask, length_mask, padding_mask, subsequent_mask,
                                to_torch_blocked)
 
@@ -222,7 +223,7 @@ def test_converted_additive_mask_in_multi_head_attention_as_in_torch():
     with torch.no_grad():  # weights and biases from a local generator, all nonzero
         for p in torch_mha.parameters():
             p.copy_(torch.randn(p.shape, generator=g, dtype=F64) / math.sqrt(8))
-    ours = MultiHeadAttention.from_torch(torch_mha)
+    ours = from_torch(torch_mha)
     x, _, _ = qkv(2)
     theirs, _ = torch_mha(x, x, x, attn_mask=CAUSAL_ADDITIVE)
     torch.testing.assert_close(ours(x, x, x, mask=convert(CAUSAL_ADDITIVE)), theirs)

@@ -6,18 +6,10 @@ import pytest
 import torch
 from torch import nn
 
-from illustrated.layers import EncoderLayer
+from illustrated.counting import count_parameters
+from illustrated.interop import from_torch
 from illustrated.masks import padding_mask
-from illustrated.model import (
-    Encoder,
-    ModelConfig,
-    Transformer,
-    count_flops,
-    count_flops_by_op,
-    count_parameters,
-    make_model,
-    make_std_masks,
-)
+from illustrated.model import Encoder, ModelConfig, Transformer, make_model, make_std_masks
 
 TOL = dict(atol=1e-10, rtol=1e-10)
 
@@ -112,7 +104,7 @@ def test_encoder_stack_matches_torch(norm_first):
     final = nn.LayerNorm(D, dtype=torch.float64) if norm_first else None
     ref = nn.TransformerEncoder(layer, N, norm=final, enable_nested_tensor=False).eval()
     ours = Encoder(N, D, 4, 32, norm_first=norm_first).double().eval()
-    ours.layers = nn.ModuleList(EncoderLayer.from_torch(m) for m in ref.layers)
+    ours.layers = nn.ModuleList(from_torch(m) for m in ref.layers)
     if norm_first:
         ours.norm.load_state_dict(final.state_dict())
     x = torch.randn(2, 6, D, dtype=torch.float64)
@@ -188,14 +180,6 @@ def test_parameter_count_matches_the_formula(config):
         assert count_parameters(model.encoder) + count_parameters(model.decoder) == 44_138_496
 
 
-def test_count_parameters_can_skip_frozen_ones():
-    model = tiny_model()
-    model.src_embed.requires_grad_(False)
-    frozen = 16 * 32
-    total = count_parameters(model, trainable_only=False)
-    assert count_parameters(model) == total - frozen
-
-
 # ----------------------------------------------------------------- config and errors
 
 
@@ -247,32 +231,6 @@ def test_model_input_errors():
         Transformer(dict(N=2))
     with pytest.raises(ValueError, match=r"src_mask of shape"):
         model(src, tgt, src_mask=padding_mask(src[:, :4]))
-
-
-def test_count_flops_is_two_per_multiply_add():
-    a, b = torch.randn(3, 5), torch.randn(5, 7)
-    assert count_flops(torch.mm, a, b) == 2 * 3 * 5 * 7
-    assert count_flops(lambda: a @ b) == 2 * 3 * 5 * 7
-    linear = nn.Linear(5, 4)
-    assert count_flops(linear, torch.randn(2, 6, 5)) == 2 * 12 * 5 * 4
-
-
-def test_count_flops_by_op_splits_linear_and_batched_products():
-    x, w = torch.randn(2, 4, 8), nn.Linear(8, 8)
-    by_op = count_flops_by_op(lambda: w(x) @ x.transpose(1, 2))
-    assert by_op["aten.addmm"] == 2 * 8 * 8 * 8 and by_op["aten.bmm"] == 2 * 2 * 4 * 8 * 4
-    assert sum(by_op.values()) == count_flops(lambda: w(x) @ x.transpose(1, 2))
-
-
-def test_count_flops_leaves_the_thread_count_alone():
-    threads = torch.get_num_threads()
-    count_flops(torch.mm, torch.randn(2, 2), torch.randn(2, 2))
-    assert torch.get_num_threads() == threads
-
-
-def test_count_flops_refuses_what_it_cannot_run():
-    with pytest.raises(TypeError, match="fn must be a callable.*got int"):
-        count_flops(3)
 
 
 def test_shared_embeddings_are_one_matrix_and_keys_do_not_change():

@@ -153,7 +153,7 @@ def _is_toy(path) -> bool:
 
 
 def _real(args, lines):
-    from ..fused import fuse
+    from ..interop import fuse
     from ..translator.inference import (MAX_LEN, attention_table, load_translator, prepare,
                                         translate)
 
@@ -184,7 +184,7 @@ def _real(args, lines):
             for warning in verdict.warnings:
                 print(f"warning: {where}: {warning}", file=sys.stderr)
             accepted.append((i, text))
-    # The fast inference copy (illustrated.fused), unless the tables need the weights.
+    # The fast inference copy (illustrated.interop), unless the tables need the weights.
     fast = model if args.attention else fuse(model)
     with _threads(args.threads):
         english = translate(fast, tok, [text for _, text in accepted],

@@ -8,10 +8,11 @@ self-attention and the feed-forward network, the two sub-layers of an
 plain text, the stack is a language model: GPT's design, at a laptop's size.
 
 The model reuses the package's parts: :class:`~illustrated.layers.Embeddings`,
-:class:`~illustrated.positional.PositionalEncoding`, ``EncoderLayer`` under the causal
-mask, :class:`~illustrated.model.Generator` (its weights tied to the embedding table, as
-GPT-2's and the shipped translator's), and chapter 10's
-:class:`~illustrated.kv_cache.KVCache` for writing one token at a time.
+:class:`~illustrated.positional.PositionalEncoding`, :class:`DecoderOnlyLayer` (an
+``EncoderLayer``, its parts and parameters, whose ``forward`` also takes chapter 10's
+:class:`~illustrated.kv_cache.KVCache`, for writing one token at a time), and
+:class:`~illustrated.model.Generator` (its weights tied to the embedding table, as
+GPT-2's and the shipped translator's).
 """
 from __future__ import annotations
 
@@ -20,12 +21,12 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .._checks import check_dropout, check_heads, check_positive_int, checked_at_the_door
+from ..checks import check_dropout, check_heads, check_positive_int, check_stream
 from ..kv_cache import KVCache
-from ..layers import EncoderLayer, Embeddings, check_tokens
+from ..layers import EncoderLayer, Embeddings
 from ..masks import subsequent_mask
 from ..model import Generator, init_parameters
-from ..positional import PositionalEncoding, check_positions
+from ..positional import PositionalEncoding
 
 
 @dataclass(frozen=True)
@@ -50,22 +51,21 @@ class DecoderOnlyConfig:
         check_dropout(self.dropout)
 
 
-def _check_forward(model, tokens, cache=None) -> None:
-    check_tokens(tokens, model.config.vocab)
-    if cache is not None:
-        if not (isinstance(cache, list) and len(cache) == len(model.layers)
-                and all(isinstance(c, KVCache) for c in cache)):
-            came = (f"a list of {len(cache)}: "
-                    f"{', '.join(sorted({type(c).__name__ for c in cache})) or 'empty'}"
-                    if isinstance(cache, list) else type(cache).__name__)
-            raise TypeError(f"cache must be a list of {len(model.layers)} KVCache, one "
-                            f"per layer (model.new_cache()), got {came}")
-        held = cache[0].k
-        if held is not None and held.shape[0] != tokens.shape[0]:
-            raise ValueError(f"tokens has batch size {tokens.shape[0]} but the cache holds "
-                             f"{held.shape[0]} sequences")
-    past = 0 if cache is None else len(cache[0])
-    check_positions(tokens.shape[1], past, model.config.max_len)
+class DecoderOnlyLayer(EncoderLayer):
+    """A layer of the decoder-only model: an :class:`~illustrated.layers.EncoderLayer`
+    (the same two sub-layers, the same parameters), given the causal mask, whose
+    self-attention can read and fill a :class:`~illustrated.kv_cache.KVCache`."""
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
+                cache: KVCache | None = None) -> torch.Tensor:
+        """Args: x ``(B, T, D)``; mask: the causal mask, broadcasting to ``(B, T, P + T)``
+        with ``P`` positions in the cache (its attention checks both). Returns:
+        ``(B, T, D)``."""
+        check_stream(x, self.d_model, like=self)
+        # 1) masked self-attention, over the cached positions and the new ones
+        x = self.sublayer1(x, lambda y: self.self_attn(y, y, y, mask, cache=cache))
+        # 2) position-wise feed-forward
+        return self.sublayer2(x, self.feed_forward)  # (B, T, D)
 
 
 class DecoderOnly(nn.Module):
@@ -89,7 +89,7 @@ class DecoderOnly(nn.Module):
         # A decoder layer less its encoder-decoder attention: what
         # remains is an encoder layer, made a decoder by the causal mask.
         self.layers = nn.ModuleList(
-            EncoderLayer(c.d_model, c.h, c.d_ff, c.dropout)
+            DecoderOnlyLayer(c.d_model, c.h, c.d_ff, c.dropout)
             for _ in range(c.N))
         self.generator = Generator(c.d_model, c.vocab)
         # One matrix reads tokens in and writes them out (tied weights).
@@ -100,7 +100,6 @@ class DecoderOnly(nn.Module):
         """An empty key/value cache, one per layer, for :meth:`forward`."""
         return [KVCache() for _ in self.layers]
 
-    @checked_at_the_door(_check_forward)
     def forward(self, tokens: torch.Tensor,
                 cache: list[KVCache] | None = None) -> torch.Tensor:
         """Args:
@@ -111,12 +110,13 @@ class DecoderOnly(nn.Module):
 
         Returns: log-probabilities of the next token ``(B, T, V)``.
         """
-        T = tokens.shape[1]
+        _check_cache(cache, len(self.layers))  # the layers check the rest
         P = 0 if cache is None else len(cache[0])
         # 1) token vectors plus the positions P..P+T-1
         embed, positional = self.embed
         x = positional(embed(tokens), start=P)  # (B, T, D)
         # 2) the causal mask: new position P+i sees 0..P+i
+        T = tokens.shape[1]
         mask = subsequent_mask(P + T, tokens.device)[:, P:]  # (1, T, P+T)
         # 3) N layers of masked self-attention and feed-forward
         for i, layer in enumerate(self.layers):
@@ -124,3 +124,16 @@ class DecoderOnly(nn.Module):
             x = layer(x, mask, cache=layer_cache)  # (B, T, D)
         # 4) every position: a distribution over the next token
         return self.generator(x)  # (B, T, V)
+
+
+def _check_cache(cache, N: int) -> None:
+    """Raise unless ``cache`` is ``None`` or a list of ``N`` :class:`KVCache`."""
+    if cache is None:
+        return
+    if not (isinstance(cache, list) and len(cache) == N
+            and all(isinstance(c, KVCache) for c in cache)):
+        came = (f"a list of {len(cache)}: "
+                f"{', '.join(sorted({type(c).__name__ for c in cache})) or 'empty'}"
+                if isinstance(cache, list) else type(cache).__name__)
+        raise TypeError(f"cache must be a list of {N} KVCache, one per layer "
+                        f"(model.new_cache()), got {came}")

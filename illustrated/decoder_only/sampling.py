@@ -18,8 +18,8 @@ import math
 
 import torch
 
-from .._checks import check_positive_int, check_tensor
-from ..decoding import _evaluating
+from ..checks import check_positive_int, check_tensor
+from ..decoding import evaluating
 
 MASK32 = 0xFFFFFFFF  # the low 32 bits: what JavaScript's >>> 0 keeps
 
@@ -164,11 +164,11 @@ def draw(probs, u: float) -> int:
     return i if i < len(probs) else int(probs.nonzero()[-1])
 
 
-def _check_generate(model, prompt_ids, max_new_tokens, temperature=1.0,
-                    top_k=0, top_p=1.0, seed=0, use_cache=True, eos_id=2,
-                    trace=None):
-    """What generate needs before its first step; the model's own door
-    checks the prompt's ids against its vocabulary on the first call."""
+def check_prompt(model, prompt_ids, max_new_tokens, eos_id) -> None:
+    """Raise unless the prompt is a list of ids with room after it in the
+    model's ``max_len``, ``max_new_tokens`` positive and ``eos_id`` an int.
+    The model checks the prompt's ids against its vocabulary as it reads
+    them."""
     if not isinstance(prompt_ids, (list, tuple)) or any(
             isinstance(i, bool) or not isinstance(i, int)
             for i in prompt_ids):
@@ -183,8 +183,6 @@ def _check_generate(model, prompt_ids, max_new_tokens, temperature=1.0,
                          f"model's max_len={max_len} leaves no room for "
                          "a new one")
     check_positive_int(max_new_tokens, "max_new_tokens")
-    check_sampling(temperature, top_k, top_p)
-    Mulberry32(seed)  # checks the seed
     if isinstance(eos_id, bool) or not isinstance(eos_id, int):
         raise TypeError(f"eos_id must be an int, got {eos_id!r:.40}")
 
@@ -207,9 +205,10 @@ def generate(model, prompt_ids, max_new_tokens, temperature=1.0, top_k=0,
     drawn), plain data.
     Returns: the new ids, a list (with the ``eos_id`` if one came).
     """
-    _check_generate(model, prompt_ids, max_new_tokens, temperature, top_k,
-                    top_p, seed, use_cache, eos_id, trace)
-    return _write(model, prompt_ids, [Mulberry32(seed)], max_new_tokens,
+    check_prompt(model, prompt_ids, max_new_tokens, eos_id)
+    check_sampling(temperature, top_k, top_p)
+    rng = Mulberry32(seed)  # checks the seed
+    return _write(model, prompt_ids, [rng], max_new_tokens,
                   (temperature, top_k, top_p), use_cache, eos_id, trace)[0]
 
 
@@ -223,8 +222,8 @@ def generate_many(model, prompt_ids, seeds, max_new_tokens, temperature=1.0,
     has written ``eos_id`` stops growing while the others go on.
     Returns: one list of new ids per seed.
     """
-    _check_generate(model, prompt_ids, max_new_tokens, temperature, top_k,
-                    top_p, 0, True, eos_id)
+    check_prompt(model, prompt_ids, max_new_tokens, eos_id)
+    check_sampling(temperature, top_k, top_p)
     seeds = list(seeds)
     if not seeds:
         raise ValueError("seeds must hold one seed at least, got none")
@@ -243,7 +242,7 @@ def _write(model, prompt_ids, rngs, max_new_tokens, setting, use_cache,
     ids = torch.tensor([list(prompt_ids)] * B, device=device)  # (B, P)
     rows = [[] for _ in rngs]
     room = model.config.max_len - len(prompt_ids)  # new ids that fit
-    with _evaluating(model):
+    with evaluating(model):
         cache = model.new_cache() if use_cache else None
         fed = 0  # the positions the cache holds already
         for _ in range(min(max_new_tokens, room)):

@@ -22,7 +22,7 @@ from matplotlib.colors import Normalize, to_rgb
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from .._checks import check_tensor
+from ..checks import check_tensor
 from .palette import INK
 from .words import carried_editions, edition, in_edition, lookup, tr
 

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from .._checks import check_positive_int
+from ..checks import check_positive_int
 from ._base import (_CELL_IN, _alt, _as_tensor, _check_labels, _clean, _draw_cells, _editions,
                     _finish, _labels, _listed, _new_axes, _norm, _value_fontsize, _words)
 from .diagrams import (_DECODER_LAYER, _SUB_H, _SUB_W, _arrow, _blank, _box, _diagram,

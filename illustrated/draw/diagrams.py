@@ -8,7 +8,7 @@ from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 from matplotlib.path import Path as MplPath
 import torch
 
-from .._checks import check_positive_int
+from ..checks import check_positive_int
 from ._base import (_as_tensor, _check_labels, _draw_cells, _editions, _Figure, _finish,
                     _norm)
 from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERGING,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import check_positive_int
+from ..checks import check_positive_int
 from ._base import (_CELL_IN, _Figure, _alt, _as_tensor, _axes_inches, _check_labels, _clean,
                     _editions, _finish, _fmt, _ink_on, _labels, _listed, _new_axes,
                     _value_fontsize, _words)

@@ -8,7 +8,7 @@ import math
 import torch
 
 _UNSCALED = "it looks like you forgot to divide by √d_k (these are the raw Q Kᵀ)."
-_UNSCALED_SCORES = ("it looks like you forgot to divide the scores `q @ kᵀ` by √d_k before "
+UNSCALED_SCORES = ("it looks like you forgot to divide the scores `q @ kᵀ` by √d_k before "
                     "the softmax.")
 _BY_DK = "it looks like you divided by d_k instead of √d_k: use `math.sqrt(d_k)`."
 _TIMES = "it looks like you multiplied by √d_k instead of dividing by it."
@@ -16,7 +16,7 @@ _KQT = ("it looks like you computed K Qᵀ instead of Q Kᵀ: row i belongs to q
         "q comes first: `q @ k.transpose(-2, -1)`.")
 _WRONG_SIZE = ("it looks like you took the square root of the wrong size: you divided by √{n}, "
                "but d_k = {d_k} is the width of each query and key, `q.shape[-1]`.")
-_OVER_QUERIES = ("it looks like you took the softmax over the queries (dim=-2); each query's "
+OVER_QUERIES = ("it looks like you took the softmax over the queries (dim=-2); each query's "
                  "weights over the keys must sum to 1: `softmax(dim=-1)`.")
 _DIVIDED_AFTER = ("it looks like you divided by √d_k after the softmax: the scaling belongs to "
                   "the scores, `softmax(q @ kᵀ / √d_k)`. Dividing the weights instead leaves "
@@ -26,13 +26,13 @@ _BY_S = ("it looks like you divided the output by the number of keys ({S}): the 
          "don't divide it again.")
 
 
-def _scores_reference(q, k):
+def scores_reference(q, k):
     # The package has no function for the scores alone: this is the line of
     # scaled_dot_product_attention that computes them.
     return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., L, S)
 
 
-def _score_mistakes(q: torch.Tensor, k: torch.Tensor, unscaled: str = _UNSCALED) -> list:
+def score_mistakes(q: torch.Tensor, k: torch.Tensor, unscaled: str = _UNSCALED) -> list:
     """(hint, function giving the wrong scores) for the usual mistakes in Q Kᵀ / √d_k;
     ``unscaled`` is the hint for a forgotten √d_k, worded for what the checker returns."""
     d_k, kt = q.shape[-1], k.transpose(-2, -1)
@@ -45,7 +45,7 @@ def _score_mistakes(q: torch.Tensor, k: torch.Tensor, unscaled: str = _UNSCALED)
                     for n in sizes]
 
 
-def _attend(scores, v, mask=None, fill=None, dim=-1, before=True, after=True):
+def attend(scores, v, mask=None, fill=None, dim=-1, before=True, after=True):
     """Finish attention from (possibly wrong) scores. Masked as the reference does by
     default: blocked scores filled with the dtype's minimum (or ``fill``) ``before`` the
     softmax, blocked weights set to 0 ``after`` it; either step can be left out."""
@@ -58,11 +58,11 @@ def _attend(scores, v, mask=None, fill=None, dim=-1, before=True, after=True):
     return w @ v, w  # (..., L, Dv), (..., L, S)
 
 
-def _averaging_mistakes(q, k, v, mask=None) -> list:
+def averaging_mistakes(q, k, v, mask=None) -> list:
     """(hint, function giving the wrong output) for mistakes around the weighted average:
     √d_k applied to the weights instead of the scores, the average divided again by S."""
-    raw_weights = _attend(q @ k.transpose(-2, -1), v, mask)[1]  # (..., L, S), unscaled
-    output = _attend(_scores_reference(q, k), v, mask)[0]  # (..., L, Dv), right
+    raw_weights = attend(q @ k.transpose(-2, -1), v, mask)[1]  # (..., L, S), unscaled
+    output = attend(scores_reference(q, k), v, mask)[0]  # (..., L, Dv), right
     S = k.shape[-2]
     return [(_DIVIDED_AFTER, lambda: raw_weights / math.sqrt(q.shape[-1]) @ v),
             (_BY_S.format(S=S), lambda: output / S)]

@@ -3,7 +3,7 @@ not the machinery in between.
 
 A checker's ``AssertionError`` travels through the checker, the runner and (when the
 learner's code raised) the NaN watch; printed whole, that is a screen of this package's
-code before the message. :func:`_learner_frames_only` wraps every public checker so that
+code before the message. :func:`learner_frames_only` wraps every public checker so that
 the traceback keeps only frames from outside this folder: the learner's function (where
 it raised), and whatever it called (torch, the package's modules).
 """
@@ -35,7 +35,7 @@ def _learner_frames(tb: types.TracebackType | None) -> types.TracebackType | Non
     return chain
 
 
-def _learner_frames_only(check: Callable) -> Callable:
+def learner_frames_only(check: Callable) -> Callable:
     """Wrap a public checker: its ``AssertionError`` is raised again with the learner's
     frames only. The one frame the raise adds, this wrapper's, is marked
     ``__tracebackhide__``, which IPython (Jupyter) and pytest leave out when the learner's

@@ -20,7 +20,7 @@ def _nan_count(x) -> int:
     return 0
 
 
-class _FirstNaN(TorchFunctionMode):
+class FirstNaN(TorchFunctionMode):
     """Watches the learner's function run and records how its first NaN arose: from a
     division 0/0 (``"0/0"``, e.g. a fully masked row of weights zeroed, then divided by
     its sum) or from anything else (``"other"``: -inf - (-inf) in a softmax, 0 * log 0),
@@ -56,12 +56,12 @@ def _zero_by_zero(name: str, args: tuple, kwargs: dict) -> bool:
         return False
 
 
-def _nan_cause(test: Callable) -> str | None:
+def nan_cause(test: Callable) -> str | None:
     """How the planted mistake behind ``test`` makes its first NaN (see _FirstNaN)."""
     variant = getattr(test, "variant", None)
     if variant is None:
         return None
-    watch = _FirstNaN()
+    watch = FirstNaN()
     with watch:
         variant()
     return watch.cause

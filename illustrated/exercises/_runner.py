@@ -2,7 +2,7 @@
 with the reference, and name the planted mistake its output equals.
 
 A checker module (one per chapter's exercise) supplies its cases, a reference function and
-a list of ``(hint, test)`` pairs for its usual mistakes; :func:`_run` does the rest.
+a list of ``(hint, test)`` pairs for its usual mistakes; :func:`run` does the rest.
 """
 from __future__ import annotations
 
@@ -12,37 +12,37 @@ from typing import Callable, NamedTuple
 
 import torch
 
-from ._nan import _FirstNaN, _nan_cause
+from ._nan import FirstNaN, nan_cause
 
 # (rtol, atol): torch.testing.assert_close's for float64, a little looser for float32 so
 # that an equivalent order of operations (einsum, a loop) passes too.
 _TOL = {torch.float64: (1e-7, 1e-7), torch.float32: (1e-5, 1e-5)}
 _LOOSE = 100  # a planted mistake "matches" within 100x that tolerance
-_LARGE = 80.0  # exp(80) is near float32's limit (e^88.7): a naive softmax overflows above
-_WIDTH = 64  # the book's output boxes inside a solution show about 65 characters
+LARGE = 80.0  # exp(80) is near float32's limit (e^88.7): a naive softmax overflows above
+WIDTH = 64  # the book's output boxes inside a solution show about 65 characters
 _NO_BREAK = "\0"  # stands in for a space that wrapping must not break at
 _UNBREAKABLE = re.compile(r"`[^`]*`|\w+ \([\d, ]*\)")  # `code`, and a name with its shape
 
 
-class _Case(NamedTuple):
+class Case(NamedTuple):
     name: str
     inputs: dict  # argument name -> tensor, passed to the function positionally, in order
     kwargs: dict = {}  # keyword arguments, e.g. temperature
 
 
-def _randn(seed: int, *shape, dtype=torch.float64, scale: float = 1.0) -> torch.Tensor:
+def randn(seed: int, *shape, dtype=torch.float64, scale: float = 1.0) -> torch.Tensor:
     g = torch.Generator().manual_seed(seed)  # local: the reader's global seed is untouched
     return scale * torch.randn(*shape, generator=g, dtype=dtype)
 
 
-def _t(rows) -> torch.Tensor:
+def tensor64(rows) -> torch.Tensor:
     return torch.tensor(rows, dtype=torch.float64)
 
 
 # ---------------------------------------------------------------- shared machinery
 
 
-def _describe(case: _Case) -> str:
+def describe(case: Case) -> str:
     """The case's name and its inputs: a tensor by its shape (and the dtype of the first),
     anything else (a size, a pad id) by its value."""
     parts = [f"{n} {tuple(x.shape)}" if isinstance(x, torch.Tensor) else f"{n}={x}"
@@ -54,7 +54,7 @@ def _describe(case: _Case) -> str:
     return f"test '{case.name}' ({', '.join(parts)})"
 
 
-def _kind(obj) -> str:
+def kind(obj) -> str:
     if obj is None:
         return "None (did you forget `return`?)"
     if isinstance(obj, (tuple, list)):
@@ -63,7 +63,7 @@ def _kind(obj) -> str:
     return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 
 
-def _close(a: torch.Tensor, b: torch.Tensor, loose: float = 1.0, equal_nan: bool = False
+def close(a: torch.Tensor, b: torch.Tensor, loose: float = 1.0, equal_nan: bool = False
            ) -> bool:
     if a.shape != b.shape:
         return False
@@ -73,41 +73,41 @@ def _close(a: torch.Tensor, b: torch.Tensor, loose: float = 1.0, equal_nan: bool
     return torch.allclose(a.to(b.dtype), b, rtol * loose, atol * loose, equal_nan=equal_nan)
 
 
-def _equals(variant: Callable) -> Callable:
+def equals(variant: Callable) -> Callable:
     """A diagnosis: does the learner's output equal ``variant()``, a planted mistake?"""
 
     def test(gots: tuple) -> bool:
         v = variant()
         vs = v if isinstance(v, tuple) else (v,)
         return len(vs) == len(gots) and all(
-            _close(g, w, loose=_LOOSE, equal_nan=True) for g, w in zip(gots, vs)
+            close(g, w, loose=_LOOSE, equal_nan=True) for g, w in zip(gots, vs)
         )
 
     test.variant, test.part = variant, None  # for _coincides
     return test
 
 
-def _part_equals(i: int, variant: Callable) -> Callable:
+def part_equals(i: int, variant: Callable) -> Callable:
     """A diagnosis on one returned tensor only (0: the output, 1: the weights): does it
     equal ``variant()``, whatever the others hold?"""
     def test(gots: tuple) -> bool:
-        return len(gots) > i and _close(gots[i], variant(), loose=_LOOSE, equal_nan=True)
+        return len(gots) > i and close(gots[i], variant(), loose=_LOOSE, equal_nan=True)
 
     test.variant, test.part = variant, i  # for _coincides
     return test
 
 
-def _nonfinite(gots: tuple) -> bool:
+def nonfinite(gots: tuple) -> bool:
     return any(not bool(torch.isfinite(g).all()) for g in gots)
 
 
-def _nan_in(op: str) -> Callable:
+def nan_in(op: str) -> Callable:
     """A diagnosis by where the learner's first NaN arose: inside the function ``op``
     (e.g. "kl_div", given an argument it cannot take the log of). :func:`_diagnose`
     compares ``test.nan_op`` with what the watch saw."""
 
     def test(gots: tuple) -> bool:
-        return _nonfinite(gots)
+        return nonfinite(gots)
 
     test.nan_op = op
     return test
@@ -125,7 +125,7 @@ def _coincides(test: Callable, wants: tuple) -> bool:
     if test.part is not None:
         vs, wants = vs[:1], wants[test.part:test.part + 1]
     return len(vs) == len(wants) and all(
-        _close(v, w, loose=_LOOSE, equal_nan=True) for v, w in zip(vs, wants))
+        close(v, w, loose=_LOOSE, equal_nan=True) for v, w in zip(vs, wants))
 
 
 def _diagnose(gots: tuple, mistakes: list, wants: tuple = (), cause: str | None = None,
@@ -138,7 +138,7 @@ def _diagnose(gots: tuple, mistakes: list, wants: tuple = (), cause: str | None 
     for hint, test in mistakes:
         try:
             if (test(gots) and not (wants and _coincides(test, wants))
-                    and not (cause == "0/0" and _nan_cause(test) == "other")
+                    and not (cause == "0/0" and nan_cause(test) == "other")
                     and getattr(test, "nan_op", op) == op):
                 return hint
         except (RuntimeError, IndexError, ValueError):
@@ -146,22 +146,22 @@ def _diagnose(gots: tuple, mistakes: list, wants: tuple = (), cause: str | None 
     return None
 
 
-def _failure(checker: str, where: str, problem: str, hint: str) -> AssertionError:
+def failure(checker: str, where: str, problem: str, hint: str) -> AssertionError:
     """Every failure has one shape: a paragraph saying where and what went wrong, then one
     paragraph starting ``Hint:``, each wrapped to fit the book's output boxes."""
-    head, tail = (_fill(text) for text in (f"{checker}: on {where}: {problem}", f"Hint: {hint}"))
+    head, tail = (fill(text) for text in (f"{checker}: on {where}: {problem}", f"Hint: {hint}"))
     return AssertionError(f"{head}\n{tail}")
 
 
-def _fill(text: str) -> str:
+def fill(text: str) -> str:
     """Wrap ``text`` at spaces, but not inside `code` or ``q (2, 3, 6)``: a snippet, or a
     tensor and its shape, stays on one line."""
     kept = _UNBREAKABLE.sub(lambda m: m.group().replace(" ", _NO_BREAK), text)
-    wrapped = textwrap.fill(kept, _WIDTH, break_long_words=False, break_on_hyphens=False)
+    wrapped = textwrap.fill(kept, WIDTH, break_long_words=False, break_on_hyphens=False)
     return wrapped.replace(_NO_BREAK, " ")
 
 
-def _check_inputs_unchanged(checker: str, where: str, case: _Case, args: list) -> None:
+def check_inputs_unchanged(checker: str, where: str, case: Case, args: list) -> None:
     """Raise if the learner's function wrote into a tensor it was given: in a notebook that
     would silently change the caller's tensor (their scores, their x)."""
     changed = [(n, a, x) for (n, x), a in zip(case.inputs.items(), args)
@@ -171,7 +171,7 @@ def _check_inputs_unchanged(checker: str, where: str, case: _Case, args: list) -
         differ = (after != before).sum().item() if after.shape == before.shape else "all"
         inputs = ("input " if len(changed) == 1 else "inputs ") + " and ".join(
             n for n, _, _ in changed)
-        raise _failure(checker, where, f"your function wrote into its {inputs}: {differ} "
+        raise failure(checker, where, f"your function wrote into its {inputs}: {differ} "
                        f"of the {before.numel()} values of {name} differ after the call.",
                        _IN_PLACE.format(x=name))
 
@@ -182,7 +182,7 @@ def _unpack(got, want, where: str, checker: str) -> tuple:
         if isinstance(got, (tuple, list)) and len(got) == 2:
             if all(isinstance(g, torch.Tensor) for g in got):
                 return tuple(g.detach() for g in got)
-        raise _failure(checker, where, f"your function returned {_kind(got)}; expected a "
+        raise failure(checker, where, f"your function returned {kind(got)}; expected a "
                        f"tuple (output, weights) of two tensors.",
                        "end with `return output, weights`.")
     if isinstance(got, (int, float)) and not isinstance(got, bool) and want.dim() == 0:
@@ -192,7 +192,7 @@ def _unpack(got, want, where: str, checker: str) -> tuple:
         if isinstance(got, tuple):
             hint = ("return one tensor; if you reuse a function that returns (output, "
                     "weights), keep its output only: `z, _ = attention(q, k, v)`.")
-        raise _failure(checker, where, f"your function returned {_kind(got)}; expected a "
+        raise failure(checker, where, f"your function returned {kind(got)}; expected a "
                        f"torch.Tensor of shape {tuple(want.shape)}.", hint)
     return (got.detach(),)
 
@@ -208,17 +208,17 @@ def _problem(gots: tuple, wants: tuple) -> str:
         if g.dtype != w.dtype:
             source = " (the inputs')" if w.is_floating_point() else ""
             return f"wrong dtype of the {n}: expected {w.dtype}{source}, got {g.dtype}"
-        if not _close(g, w) and w.dtype == torch.bool:
+        if not close(g, w) and w.dtype == torch.bool:
             return f"wrong values: {(g != w).sum().item()} of the {w.numel()} entries differ"
-        if not _close(g, w):
-            if _nonfinite((g,)):
+        if not close(g, w):
+            if nonfinite((g,)):
                 return f"the {n} {'contain' if n == 'weights' else 'contains'} NaN or inf"
             diff = (g.to(w.dtype) - w).abs().max().item()
             return f"wrong values in the {n} (largest difference {diff:.3g})"
     return "mismatch"
 
 
-def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable, *,
+def run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable, *,
          error_hint: str, general_hint: str, success: str, zero_by_zero: str = "") -> None:
     """Run ``fn`` on every case, raise on the first mismatch, print one line on success.
 
@@ -235,34 +235,34 @@ def _run(checker: str, fn, cases: list, reference: Callable, mistakes: Callable,
     for case in cases:
         want = reference(*case.inputs.values(), **case.kwargs)
         wants = want if isinstance(want, tuple) else (want,)
-        where = _describe(case)
+        where = describe(case)
         args = [x.clone() if isinstance(x, torch.Tensor) else x  # case.inputs stay pristine
                 for x in case.inputs.values()]
-        watch = _FirstNaN()
+        watch = FirstNaN()
         try:
             with watch:
                 got = fn(*args, **case.kwargs)
         except Exception as exc:
-            raise _failure(checker, where, f"your function raised {type(exc).__name__}: "
+            raise failure(checker, where, f"your function raised {type(exc).__name__}: "
                            f"{exc}", error_hint).with_traceback(exc.__traceback__) from None
-        _check_inputs_unchanged(checker, where, case, args)
+        check_inputs_unchanged(checker, where, case, args)
         gots = _unpack(got, want, where, checker)
-        if all(g.dtype == w.dtype and _close(g, w) for g, w in zip(gots, wants)):
+        if all(g.dtype == w.dtype and close(g, w) for g, w in zip(gots, wants)):
             continue
         hint = _diagnose(gots, mistakes(case), wants, watch.cause, watch.op)
-        if hint is None and watch.cause == "0/0" and _nonfinite(gots):
+        if hint is None and watch.cause == "0/0" and nonfinite(gots):
             hint = zero_by_zero or _ZERO_BY_ZERO
         if hint is None and [g.dtype for g in gots] != [w.dtype for w in wants]:
-            hint = _DTYPE if wants[0].is_floating_point() else _DTYPE_IDS
+            hint = _DTYPE if wants[0].is_floating_point() else DTYPE_IDS
         problem = _problem(gots, wants)
-        raise _failure(checker, where, f"{problem}.", hint or general_hint)
+        raise failure(checker, where, f"{problem}.", hint or general_hint)
     line = f"✓ {checker}: {success.format(n=len(cases))}"
-    print(textwrap.fill(line, _WIDTH, subsequent_indent="  ", break_long_words=False))
+    print(textwrap.fill(line, WIDTH, subsequent_indent="  ", break_long_words=False))
 
 
 _DTYPE = ("keep the inputs' dtype: a tensor you create inside (`torch.tensor(...)`, "
           "`torch.ones(...)`) is float32 unless you pass `dtype=x.dtype`.")
-_DTYPE_IDS = ("token ids are whole numbers: keep them `torch.long` (int64). Create the "
+DTYPE_IDS = ("token ids are whole numbers: keep them `torch.long` (int64). Create the "
               "tensor with `dtype=torch.long` (`torch.full((B, 1), bos_id, "
               "dtype=torch.long)`), and take ids from `argmax`, which returns long; "
               "`torch.cat` of a float and a long tensor gives float.")
@@ -273,6 +273,6 @@ _ZERO_BY_ZERO = ("it looks like a division 0/0 made NaN: a row of numbers that a
 _IN_PLACE = ("your function changed its input `{x}` in place (with an operation such as "
              "`{x} -= …`, `{x}.exp_()` or `{x}[i] = …`); the caller's tensor is modified. "
              "Compute into a new tensor: `{x} = {x} - …` instead of `{x} -= …`.")
-_OVERFLOW = ("it looks like exp overflowed on large scores (exp(1000) is inf, and inf/inf "
+OVERFLOW = ("it looks like exp overflowed on large scores (exp(1000) is inf, and inf/inf "
              "is NaN): subtract the largest score of each row before exp, or use "
              "`torch.softmax`.")

@@ -10,11 +10,11 @@ import math
 import torch
 import torch.nn.functional as F
 
-from ._attend import _OVER_QUERIES, _attend
-from .decoder import _sub, _wire
-from .multi_head import _MERGE_NO_T, _SPLIT_NO_T
+from ._attend import OVER_QUERIES, attend
+from .decoder import sub, wire
+from .multi_head import MERGE_NO_T, SPLIT_NO_T
 
-_INTERFACE = ("see the interface in `help(check_transformer)`: `MyTransformer(config)`, "
+INTERFACE = ("see the interface in `help(check_transformer)`: `MyTransformer(config)`, "
               "the same `state_dict` keys and shapes as `illustrated.model.Transformer`, "
               "`forward(src, tgt, src_mask, tgt_mask)`, `encode(src, src_mask)`, "
               "`decode(memory, src_mask, tgt, tgt_mask)`.")
@@ -85,9 +85,9 @@ _FINAL_NORM = ("it looks like the stack ends with an extra LayerNorm (as "
 _NO_FINAL_NORM = ("it looks like the final LayerNorm of the pre-norm stack is missing: "
                   "a pre-norm layer's output is the raw residual sum, so the stack ends "
                   "with `self.norm = nn.LayerNorm(d_model)`.")
-_NO_LOG_SOFTMAX = ("it looks like the output layer returns the raw scores (logits); "
+NO_LOG_SOFTMAX = ("it looks like the output layer returns the raw scores (logits); "
                    "return log-probabilities: `self.proj(x).log_softmax(dim=-1)`.")
-_SOFTMAX = ("it looks like the output layer returns probabilities (softmax); return "
+SOFTMAX = ("it looks like the output layer returns probabilities (softmax); return "
             "their logarithm: `self.proj(x).log_softmax(dim=-1)`.")
 _SRC_MASK_NOT_PASSED = ("every part matches, so the wiring differs: it looks like "
                         "`src_mask` was not passed on (to the encoder, the decoder or "
@@ -97,17 +97,17 @@ _TGT_MASK_NOT_PASSED = ("every part matches, so the wiring differs: it looks lik
                         "`decode`.")
 _DEC_READS_EMB = ("every part matches, so the wiring differs: it looks like the decoder "
                   "read the source embeddings instead of the encoder's output `memory`.")
-_WIRING = ("every part matches on the reference's inputs, so the difference is in how "
+WIRING = ("every part matches on the reference's inputs, so the difference is in how "
            "`forward`, `encode` or `decode` wire them: embed, encode, decode reading "
            "`memory`, then the output layer, each given the right mask.")
-_TRAIN_ONLY = ("it matches in eval mode but not in train mode: something depends on "
+TRAIN_ONLY = ("it matches in eval mode but not in train mode: something depends on "
                "`self.training`, e.g. a dropout whose probability does not come from "
                "`config.dropout`, or a mask applied only in one mode.")
-_DTYPE = ("the checker runs your model in float64 (`model.double()`): a tensor created "
+DTYPE = ("the checker runs your model in float64 (`model.double()`): a tensor created "
           "inside it (`torch.zeros(...)`, `torch.tensor(...)`) must take the input's dtype, "
           "`dtype=x.dtype`, or be registered with `self.register_buffer` so that "
           "`.double()` converts it.")
-_GENERAL = ("compare this part, line by line, with the package's version: "
+GENERAL = ("compare this part, line by line, with the package's version: "
             "attention in `illustrated/attention.py`, the layers in "
             "`illustrated/layers.py`, the whole model in `illustrated/model.py`.")
 
@@ -120,7 +120,7 @@ def _attn(m, q, k, v, mask, *, scale=True, invert=False, split_t=True, merge_t=T
     softmax over ``dim=-2``."""
     B, L, D = q.shape
     if split_t:
-        split = m._split  # (B, n, D) -> (B, H, n, Dk)
+        split = m.split_heads  # (B, n, D) -> (B, H, n, Dk)
     else:
         def split(t):
             return t.reshape(B, m.h, t.shape[1], m.d_k)  # (B, H, n, Dk), tokens mixed
@@ -131,7 +131,7 @@ def _attn(m, q, k, v, mask, *, scale=True, invert=False, split_t=True, merge_t=T
     if mask is not None:
         mask = mask.unsqueeze(-3)  # (B, 1, L, S)
         mask = ~mask if invert else mask
-    z, _ = _attend(s, V, mask, fill=-1e9, after=False, dim=dim)  # (B, H, L, Dk)
+    z, _ = attend(s, V, mask, fill=-1e9, after=False, dim=dim)  # (B, H, L, Dk)
     z = z.transpose(1, 2) if merge_t else z  # (B, L, H, Dk)
     return m.w_o(z.reshape(B, L, D))  # (B, L, D)
 
@@ -139,8 +139,8 @@ def _attn(m, q, k, v, mask, *, scale=True, invert=False, split_t=True, merge_t=T
 _ATTN = [  # (hint, _attn's switches): a mistake inside multi-head attention
     (_NO_DK, {"scale": False}), (_D_MODEL_SCALE, {"scale": "d_model"}),
     (_INVERTED, {"invert": True}),
-    (_SPLIT_NO_T, {"split_t": False}), (_SPLIT_NO_T, {"split_t": False, "merge_t": False}),
-    (_MERGE_NO_T, {"merge_t": False}), (_OVER_QUERIES, {"dim": -2})]
+    (SPLIT_NO_T, {"split_t": False}), (SPLIT_NO_T, {"split_t": False, "merge_t": False}),
+    (MERGE_NO_T, {"merge_t": False}), (OVER_QUERIES, {"dim": -2})]
 
 
 def _no_relu(ff):
@@ -151,24 +151,24 @@ def _enc_layer(pl, x, mask, attn=None, use_mask=True, flip=False, residual=True,
                norm=True, ffn=True, relu=True):
     mask = mask if use_mask else None
     kw = dict(flip=flip, residual=residual, norm=norm)
-    x = _sub(pl.sublayer1, x, lambda y: _attn(pl.self_attn, y, y, y, mask, **(attn or {})),
+    x = sub(pl.sublayer1, x, lambda y: _attn(pl.self_attn, y, y, y, mask, **(attn or {})),
              **kw)  # (B, S, D)
     ff = pl.feed_forward if relu else _no_relu(pl.feed_forward)
-    return _sub(pl.sublayer2, x, ff, **kw) if ffn else x  # (B, S, D)
+    return sub(pl.sublayer2, x, ff, **kw) if ffn else x  # (B, S, D)
 
 
 def _dec_layer(pl, x, memory, src_mask, tgt_mask, attn=None, flip=False, residual=True,
                norm=True, relu=True, **wiring):
-    """Decoder layer ``pl`` wired as check_decoder_layer's ``_wire`` does (``wiring``: its
+    """Decoder layer ``pl`` wired as check_decoder_layer's ``wire`` does (``wiring``: its
     switches), with this module's attention, sub-layer and feed-forward mistakes."""
-    return _wire(pl, x, memory, src_mask, tgt_mask,
+    return wire(pl, x, memory, src_mask, tgt_mask,
                  attend=lambda m, *args: _attn(m, *args, **(attn or {})),
-                 connect=lambda s, y, f: _sub(s, y, f, flip=flip, residual=residual,
+                 connect=lambda s, y, f: sub(s, y, f, flip=flip, residual=residual,
                                               norm=norm),
                  feed_forward=None if relu else _no_relu(pl.feed_forward), **wiring)
 
 
-def _embed_mistakes(embed, ids):
+def embed_mistakes(embed, ids):
     emb, pos = embed[0], embed[1]
     e = emb.embedding(ids)  # (B, L, D)
     pe = pos.pe[:, :ids.shape[1]].to(e.dtype)  # (1, L, D)
@@ -183,7 +183,7 @@ def _flip_hint(pre_model: bool) -> str:
     return _POST_NORM if pre_model else _PRE_NORM
 
 
-def _enc_mistakes(pl, x, mask, pre_model):
+def enc_mistakes(pl, x, mask, pre_model):
     def v(**kw):
         return lambda: _enc_layer(pl, x, mask, **kw)
     return [(h, v(attn=a)) for h, a in _ATTN] + [
@@ -192,7 +192,7 @@ def _enc_mistakes(pl, x, mask, pre_model):
         (_NO_FFN, v(ffn=False)), (_NO_RELU, v(relu=False))]
 
 
-def _dec_mistakes(pl, x, memory, src_mask, tgt_mask, pre_model):
+def dec_mistakes(pl, x, memory, src_mask, tgt_mask, pre_model):
     def v(**kw):
         return lambda: _dec_layer(pl, x, memory, src_mask, tgt_mask, **kw)
     return [(h, v(attn=a)) for h, a in _ATTN] + [
@@ -204,7 +204,7 @@ def _dec_mistakes(pl, x, memory, src_mask, tgt_mask, pre_model):
         (_NO_FFN, v(order=(1, 2))), (_NO_RELU, v(relu=False))]
 
 
-def _part_mistakes(module, name, args):
+def part_mistakes(module, name, args):
     """The planted mistakes of one module inside a layer: its attention, or its
     feed-forward network, run on ``args``."""
     if name == "feed_forward":
@@ -212,13 +212,13 @@ def _part_mistakes(module, name, args):
     return [(h, lambda a=a: _attn(module, *args, **a)) for h, a in _ATTN]
 
 
-def _stack_mistakes(out, pre_model):
+def stack_mistakes(out, pre_model):
     if pre_model:
         return [(_NO_FINAL_NORM, lambda: out["raw"])]
     return [(_FINAL_NORM, lambda: F.layer_norm(out["raw"], out["raw"].shape[-1:]))]
 
 
-def _model_mistakes(pkg, src, tgt, src_mask, tgt_mask):
+def model_mistakes(pkg, src, tgt, src_mask, tgt_mask):
     def f(*args):
         return lambda: pkg(*args)
 

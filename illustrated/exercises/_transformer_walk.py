@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import torch
 
-from ._transformer_mistakes import (_DTYPE, _GENERAL, _INTERFACE, _NO_LOG_SOFTMAX,
-                                    _SOFTMAX, _dec_mistakes, _embed_mistakes, _enc_mistakes,
-                                    _part_mistakes, _stack_mistakes)
+from ._transformer_mistakes import (DTYPE, GENERAL, INTERFACE, NO_LOG_SOFTMAX,
+                                    SOFTMAX, dec_mistakes, embed_mistakes, enc_mistakes,
+                                    part_mistakes, stack_mistakes)
 
 # float64 throughout. The package keeps its positional table in float32, so a model that
 # computes the table in float64 differs from it by ~1e-8 at the input: allow 1e-6.
@@ -21,12 +21,12 @@ _LOOSE = 1e-4  # a planted mistake "matches" within this (absolute and relative)
 # ---------------------------------------------------------------- comparing
 
 
-def _close(a, b, tol=1.0) -> bool:
+def close(a, b, tol=1.0) -> bool:
     return (isinstance(a, torch.Tensor) and a.shape == b.shape
             and torch.allclose(a.to(b.dtype), b, _RTOL * tol, _ATOL * tol))
 
 
-def _matches(got, variant) -> bool:
+def matches(got, variant) -> bool:
     try:
         want = variant()
     except (RuntimeError, ValueError, IndexError):
@@ -35,7 +35,7 @@ def _matches(got, variant) -> bool:
             and torch.allclose(got.to(want.dtype), want, _LOOSE, _LOOSE))
 
 
-def _how(got, want) -> str:
+def how(got, want) -> str:
     if not isinstance(got, torch.Tensor):
         return f"it returned a {type(got).__name__}, expected a tensor"
     if got.shape != want.shape:
@@ -45,14 +45,14 @@ def _how(got, want) -> str:
     return f"largest difference {(got.to(want.dtype) - want).abs().max().item():.3g}"
 
 
-def _raised_hint(exc: Exception) -> str:
+def raised_hint(exc: Exception) -> str:
     """A dtype clash means a tensor made inside the model; anything else, the interface."""
     if any(word in str(exc) for word in ("dtype", "Double", "Float", "double", "float")):
-        return _DTYPE
-    return _INTERFACE
+        return DTYPE
+    return INTERFACE
 
 
-class _Differs(Exception):
+class Differs(Exception):
     def __init__(self, part: str, problem: str, hint: str):
         super().__init__(part)
         self.part, self.problem, self.hint = part, problem, hint
@@ -65,39 +65,39 @@ def _compare(part: str, call, want, mistakes) -> None:
         with torch.no_grad():
             got = call()
     except Exception as exc:
-        raise _Differs(part, f"calling it raised {type(exc).__name__}: {exc}",
-                       _raised_hint(exc)) from exc
-    if _close(got, want):
+        raise Differs(part, f"calling it raised {type(exc).__name__}: {exc}",
+                       raised_hint(exc)) from exc
+    if close(got, want):
         return
-    hint = next((h for h, v in mistakes if _matches(got, v) and not _same(v, want)),
-                _GENERAL)
-    raise _Differs(part, _how(got, want), hint)
+    hint = next((h for h, v in mistakes if matches(got, v) and not same(v, want)),
+                GENERAL)
+    raise Differs(part, how(got, want), hint)
 
 
-def _same(variant, want) -> bool:
+def same(variant, want) -> bool:
     """Whether a mistake changes nothing here (ignoring a mask when there is none): it
     must not be named for an output that merely differs in the last digits."""
     try:
-        return _close(variant(), want)
+        return close(variant(), want)
     except (RuntimeError, ValueError, IndexError):
         return False
 
 
-def _walk(model, pkg, src, tgt, src_mask, tgt_mask, pre_model) -> None:
+def walk(model, pkg, src, tgt, src_mask, tgt_mask, pre_model) -> None:
     """Feed each of the reader's parts the reference's input, in the order data flows;
     raise _Differs at the first part whose output differs."""
     with torch.no_grad():
         x = pkg.src_embed(src)  # (B, S, D)
         _compare("the source embedding + positions (`model.src_embed(src)`)",
-                 lambda: model.src_embed(src), x, _embed_mistakes(pkg.src_embed, src))
+                 lambda: model.src_embed(src), x, embed_mistakes(pkg.src_embed, src))
         for i, (mine, pl) in enumerate(zip(model.encoder.layers, pkg.encoder.layers)):
             y = pl(x, src_mask)  # (B, S, D)
             where = f"encoder layer {i} (`model.encoder.layers[{i}](x, src_mask)`)"
             try:
                 _compare(where, lambda: mine(x, src_mask), y,
-                         _enc_mistakes(pl, x, src_mask, pre_model))
-            except _Differs as d:
-                if d.hint == _GENERAL:  # no whole-layer mistake fits: look inside
+                         enc_mistakes(pl, x, src_mask, pre_model))
+            except Differs as d:
+                if d.hint == GENERAL:  # no whole-layer mistake fits: look inside
                     _inside_layer(mine, pl, f"encoder layer {i}",
                                   [("self_attn", (x, x, x, src_mask)), ("feed_forward", ())])
                 raise
@@ -106,18 +106,18 @@ def _walk(model, pkg, src, tgt, src_mask, tgt_mask, pre_model) -> None:
         memory = pkg.encoder(enc_in, src_mask)  # (B, S, D)
         _compare("the encoder's output (`model.encoder(x, src_mask)`)",
                  lambda: model.encoder(enc_in, src_mask), memory,
-                 _stack_mistakes({"raw": x}, pre_model))
+                 stack_mistakes({"raw": x}, pre_model))
         x = pkg.tgt_embed(tgt)  # (B, T, D)
         _compare("the target embedding + positions (`model.tgt_embed(tgt)`)",
-                 lambda: model.tgt_embed(tgt), x, _embed_mistakes(pkg.tgt_embed, tgt))
+                 lambda: model.tgt_embed(tgt), x, embed_mistakes(pkg.tgt_embed, tgt))
         for i, (mine, pl) in enumerate(zip(model.decoder.layers, pkg.decoder.layers)):
             y = pl(x, memory, src_mask, tgt_mask)  # (B, T, D)
             where = f"decoder layer {i} (`model.decoder.layers[{i}](x, memory, ...)`)"
-            mistakes = _dec_mistakes(pl, x, memory, src_mask, tgt_mask, pre_model)
+            mistakes = dec_mistakes(pl, x, memory, src_mask, tgt_mask, pre_model)
             try:
                 _compare(where, lambda: mine(x, memory, src_mask, tgt_mask), y, mistakes)
-            except _Differs as d:
-                if d.hint == _GENERAL:  # no whole-layer mistake fits: look inside
+            except Differs as d:
+                if d.hint == GENERAL:  # no whole-layer mistake fits: look inside
                     _inside_layer(mine, pl, f"decoder layer {i}",
                                   [("self_attn", (x, x, x, tgt_mask)),
                                    ("src_attn", (x, memory, memory, src_mask)),
@@ -128,11 +128,11 @@ def _walk(model, pkg, src, tgt, src_mask, tgt_mask, pre_model) -> None:
         out = pkg.decoder(dec_in, memory, src_mask, tgt_mask)  # (B, T, D)
         _compare("the decoder's output (`model.decoder(x, memory, src_mask, tgt_mask)`)",
                  lambda: model.decoder(dec_in, memory, src_mask, tgt_mask), out,
-                 _stack_mistakes({"raw": x}, pre_model))
+                 stack_mistakes({"raw": x}, pre_model))
         logits = pkg.generator.proj(out)  # (B, T, V)
         _compare("the output layer (`model.generator(x)`)", lambda: model.generator(out),
-                 logits.log_softmax(-1), [(_NO_LOG_SOFTMAX, lambda: logits),
-                                          (_SOFTMAX, lambda: logits.softmax(-1))])
+                 logits.log_softmax(-1), [(NO_LOG_SOFTMAX, lambda: logits),
+                                          (SOFTMAX, lambda: logits.softmax(-1))])
 
 
 def _inside_layer(mine, pl, layer: str, parts: list) -> None:
@@ -147,4 +147,4 @@ def _inside_layer(mine, pl, layer: str, parts: list) -> None:
             return
         want = getattr(pl, name)(*args)
         _compare(f"{layer}'s `{name}`", lambda: module(*args), want,
-                 _part_mistakes(getattr(pl, name), name, args))
+                 part_mistakes(getattr(pl, name), name, args))

@@ -7,8 +7,8 @@ from typing import Callable
 
 import torch
 
-from ._frames import _learner_frames_only
-from ._runner import _Case, _equals, _run
+from ._frames import learner_frames_only
+from ._runner import Case, equals, run
 
 
 def _pack(lengths: torch.Tensor, max_tokens: int, cost=None, strict: bool = False,
@@ -40,16 +40,16 @@ _OLD_MAX = ("it looks like you priced the batch with its longest sentence *befor
             "rectangle, so use `max(longest, length)`.")
 
 
-def _mistakes(case: _Case) -> list:
+def _mistakes(case: Case) -> list:
     lengths, budget = case.inputs["lengths"], case.inputs["max_tokens"]
     return [
-        (_SUM, _equals(lambda: _pack(lengths, budget, cost="sum"))),
-        (_STRICT, _equals(lambda: _pack(lengths, budget, strict=True))),
-        (_OLD_MAX, _equals(lambda: _pack(lengths, budget, old_max=True))),
+        (_SUM, equals(lambda: _pack(lengths, budget, cost="sum"))),
+        (_STRICT, equals(lambda: _pack(lengths, budget, strict=True))),
+        (_OLD_MAX, equals(lambda: _pack(lengths, budget, old_max=True))),
     ]
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_token_batches(fn: Callable) -> None:
     """Check ``fn(lengths, max_tokens) -> batch_ids``: ``lengths`` a LongTensor ``(N,)``
     sorted in increasing order, ``batch_ids`` a LongTensor ``(N,)`` numbering the batches
@@ -57,14 +57,14 @@ def check_token_batches(fn: Callable) -> None:
     ``len(batch) * max(length)`` would then exceed ``max_tokens``; a sentence longer than
     the budget gets a batch of its own."""
     cases = [
-        _Case("five sentences", {"lengths": torch.tensor([2, 3, 3, 5, 6]), "max_tokens": 10}),
-        _Case("exact fit", {"lengths": torch.tensor([4, 4, 4, 6, 6]), "max_tokens": 12}),
-        _Case("one too long", {"lengths": torch.tensor([3, 3, 9, 20]), "max_tokens": 12}),
-        _Case("a corpus", {"lengths": torch.sort(torch.randint(
+        Case("five sentences", {"lengths": torch.tensor([2, 3, 3, 5, 6]), "max_tokens": 10}),
+        Case("exact fit", {"lengths": torch.tensor([4, 4, 4, 6, 6]), "max_tokens": 12}),
+        Case("one too long", {"lengths": torch.tensor([3, 3, 9, 20]), "max_tokens": 12}),
+        Case("a corpus", {"lengths": torch.sort(torch.randint(
             3, 25, (200,), generator=torch.Generator().manual_seed(0))).values,
             "max_tokens": 120}),
     ]
-    _run("check_token_batches", fn, cases, _reference, _mistakes,
+    run("check_token_batches", fn, cases, _reference, _mistakes,
          error_hint="walk through the lengths in order, keeping the current batch's size "
                     "and longest length; start a new batch when adding the sentence would "
                     "make `size * longest` exceed the budget.",

@@ -13,8 +13,8 @@ import torch
 
 from ..layers import DecoderLayer
 from ..masks import padding_mask, subsequent_mask
-from ._frames import _learner_frames_only
-from ._runner import _Case, _equals, _randn, _run
+from ._frames import learner_frames_only
+from ._runner import Case, equals, randn, run
 
 _KV_DECODER = ("it looks like the keys and values of encoder-decoder attention came from "
                "the decoder: your output does not depend on `memory`. Pass it as key and "
@@ -104,7 +104,7 @@ def _without_wrapper(wrapper, x, f):
     return f(x)
 
 
-def _sub(s, x, f, flip=False, residual=True, norm=True):
+def sub(s, x, f, flip=False, residual=True, norm=True):
     """One sub-layer connection as ``s`` computes it, or one of its usual mistakes:
     ``flip`` swaps post-norm and pre-norm, ``residual`` and ``norm`` leave a part out."""
     n = s.norm if norm else (lambda y: y)
@@ -113,7 +113,7 @@ def _sub(s, x, f, flip=False, residual=True, norm=True):
     return n(x + f(x) if residual else f(x))
 
 
-def _wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal=True,
+def wire(layer, x, memory, src_mask, tgt_mask, kv="memory", q="decoder", causal=True,
           src_masked=True, order=(1, 2, 3), add_norm=True, swap_masks=False, attend=None,
           connect=None, second_reads="stream", feed_forward=None, wrappers=(1, 2, 3),
           self_kv="decoder", cross_mask="src", ffn_connect=None):
@@ -163,11 +163,11 @@ def _reference(layer, x, memory, src_mask, tgt_mask):
         return layer(x, memory, src_mask, tgt_mask)  # (B, T, D)
 
 
-def _mistakes(case: _Case) -> list:
+def _mistakes(case: Case) -> list:
     args = tuple(case.inputs.values())
 
     def wired(**kw):
-        return _equals(lambda: _no_grad(_wire, *args, **kw))
+        return equals(lambda: _no_grad(wire, *args, **kw))
 
     return [(_KV_DECODER, wired(kv="decoder")), (_Q_MEMORY, wired(q="memory")),
             (_NO_CAUSAL, wired(causal=False)), (_NO_SRC_MASK, wired(src_masked=False)),
@@ -177,11 +177,11 @@ def _mistakes(case: _Case) -> list:
             (_FULL_SWAP, wired(q="memory", kv="decoder")),
             (_SKIPPED_FIRST, wired(second_reads="input")),
             (_QUERY_FROM_INPUT, wired(second_reads="query")),
-            (_NORM_NO_RESIDUAL, wired(connect=lambda s, x, f: _sub(s, x, f, residual=False))),
-            (_PRE_NORM, wired(connect=lambda s, x, f: _sub(s, x, f, flip=True))),
+            (_NORM_NO_RESIDUAL, wired(connect=lambda s, x, f: sub(s, x, f, residual=False))),
+            (_PRE_NORM, wired(connect=lambda s, x, f: sub(s, x, f, flip=True))),
             *[(_SHARED_WRAPPER, wired(wrappers=w)) for w in ((1, 1, 1), (1, 2, 2), (1, 1, 3))],
             (_FFN_UNWRAPPED, wired(ffn_connect=_without_wrapper)),
-            (_FFN_UNWRAPPED, wired(ffn_connect=lambda s, x, f: _sub(s, x, f, norm=False))),
+            (_FFN_UNWRAPPED, wired(ffn_connect=lambda s, x, f: sub(s, x, f, norm=False))),
             (_SELF_KV_MEMORY, wired(self_kv="memory")),
             (_TGT_TO_SRC, wired(cross_mask="tgt"))]
 
@@ -195,22 +195,22 @@ def _inputs(seed: int, B: int, T: int, S: int, pads: int = 0) -> dict:
     src = torch.ones(B, S, dtype=torch.long)
     if pads:
         src[0, S - pads:] = 0  # the first sentence ends in padding
-    return {"layer": _layer(), "x": _randn(seed, B, T, 8), "memory": _randn(seed + 1, B, S, 8),
+    return {"layer": _layer(), "x": randn(seed, B, T, 8), "memory": randn(seed + 1, B, S, 8),
             "src_mask": padding_mask(src),  # (B, 1, S)
             "tgt_mask": subsequent_mask(T)}  # (1, T, T)
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_decoder_layer(fn: Callable) -> None:
     """Check ``fn(layer, x, memory, src_mask, tgt_mask)``: one decoder layer's forward pass
     built from ``layer``'s parts, equal to ``layer(x, memory, src_mask, tgt_mask)``, for
     ``x`` ``(B, T, D)``, ``memory`` ``(B, S, D)``, ``src_mask`` ``(B, 1, S)`` and
     ``tgt_mask`` ``(1, T, T)``; returns ``(B, T, D)``."""
     cases = [  # the first has T = S, so that queries taken from memory still run
-        _Case("T = S", _inputs(90, 1, 4, 4)),
-        _Case("padded source", _inputs(93, 2, 3, 5, pads=2)),
+        Case("T = S", _inputs(90, 1, 4, 4)),
+        Case("padded source", _inputs(93, 2, 3, 5, pads=2)),
     ]
-    _run("check_decoder_layer", fn, cases, _reference, _mistakes,
+    run("check_decoder_layer", fn, cases, _reference, _mistakes,
          error_hint="a shape error usually means `memory` went where the decoder stream "
                     "belongs (as the query, or into a residual sum), or that the two masks "
                     "were swapped: `tgt_mask` goes to `layer.self_attn`, `src_mask` to "

@@ -13,8 +13,8 @@ from typing import Callable
 
 import torch
 
-from ._frames import _learner_frames_only
-from ._runner import _Case, _equals, _randn, _run
+from ._frames import learner_frames_only
+from ._runner import Case, equals, randn, run
 
 PAD, BOS, EOS = 0, 1, 2
 
@@ -27,7 +27,7 @@ class _ToyModel:
     back on noise that depends on that token alone."""
 
     def __init__(self, sentences: list[list[int]], vocab: int, seed: int):
-        self.noise = _randn(seed, len(sentences), vocab, vocab, scale=0.3)  # (B, V, V)
+        self.noise = randn(seed, len(sentences), vocab, vocab, scale=0.3)  # (B, V, V)
         self.sentences = sentences
         self.batch = len(sentences)
 
@@ -88,26 +88,26 @@ _LONG = ("it looks like your output is one token too long: max_len counts <bos>,
          "`while ys.shape[1] < max_len`.")
 
 
-def _greedy_mistakes(case: _Case) -> list:
+def _greedy_mistakes(case: Case) -> list:
     args = list(case.inputs.values())
-    return [(_AXIS, _equals(lambda: _greedy(*args, axis=0))),
-            (_GROW, _equals(lambda: _greedy(*args, feed="first"))),
-            (_LAST_ONLY, _equals(lambda: _greedy(*args, feed="last"))),
-            (_ROWS, _equals(lambda: _greedy(*args, stop_rows=False))),
-            (_FILL_EOS, _equals(lambda: _greedy(*args, fill=EOS))),
-            (_DONE_FIRST, _equals(lambda: _greedy(*args, done_first=True))),
-            (_ANY, _equals(lambda: _greedy(*args, stop_any=True))),
-            (_BOS, _equals(lambda: _greedy(*args, keep_bos=False))),
-            (_LONG, _equals(lambda: _greedy(*args, extra=1)))]
+    return [(_AXIS, equals(lambda: _greedy(*args, axis=0))),
+            (_GROW, equals(lambda: _greedy(*args, feed="first"))),
+            (_LAST_ONLY, equals(lambda: _greedy(*args, feed="last"))),
+            (_ROWS, equals(lambda: _greedy(*args, stop_rows=False))),
+            (_FILL_EOS, equals(lambda: _greedy(*args, fill=EOS))),
+            (_DONE_FIRST, equals(lambda: _greedy(*args, done_first=True))),
+            (_ANY, equals(lambda: _greedy(*args, stop_any=True))),
+            (_BOS, equals(lambda: _greedy(*args, keep_bos=False))),
+            (_LONG, equals(lambda: _greedy(*args, extra=1)))]
 
 
-def _greedy_case(name, sentences, vocab, max_len, seed) -> _Case:
+def _greedy_case(name, sentences, vocab, max_len, seed) -> Case:
     model = _ToyModel(sentences, vocab, seed)
-    return _Case(name, {"next_logits": model, "batch_size": len(sentences), "bos_id": BOS,
+    return Case(name, {"next_logits": model, "batch_size": len(sentences), "bos_id": BOS,
                         "eos_id": EOS, "max_len": max_len})
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_greedy_decode(fn: Callable) -> None:
     """Check ``fn(next_logits, batch_size, bos_id, eos_id, max_len)``: greedy decoding.
 
@@ -123,7 +123,7 @@ def check_greedy_decode(fn: Callable) -> None:
         _greedy_case("every row ends", [[5, 2], [3, 4, 6, 2]], 7, 10, 12),
         _greedy_case("one row, no <eos>", [[3, 4, 3, 4]], 5, 5, 13),
     ]
-    _run("check_greedy_decode", fn, cases, _greedy, _greedy_mistakes,
+    run("check_greedy_decode", fn, cases, _greedy, _greedy_mistakes,
          error_hint="`next_logits` takes the whole prefix ys (B, T) and returns (B, V); "
                     "the chosen tokens `nxt` are (B,): append them as a column, "
                     "`nxt[:, None]`.",
@@ -189,27 +189,27 @@ _SMALLEST = ("it looks like you kept the k lowest scores: log-probabilities are 
              "the best hypothesis has the highest (closest to 0).")
 
 
-def _beam_mistakes(case: _Case) -> list:
+def _beam_mistakes(case: Case) -> list:
     args = list(case.inputs.values())
-    return [(_SMALLEST, _equals(lambda: _beam_step(*args, smallest=True))),
-            (_MULTIPLY, _equals(lambda: _beam_step(*args, combine="multiply"))),
-            (_PER_TOKEN, _equals(lambda: _beam_step(*args, per_token=True))),
-            (_FIRST_BEAM, _equals(lambda: _beam_step(*args, first_beam=True))),
-            (_PROBS, _equals(lambda: _beam_step(*args, combine="probs"))),
-            (_FORGOT, _equals(lambda: _beam_step(*args, combine="forget"))),
-            (_PER_BEAM, _equals(lambda: _beam_step(*args, per_beam=True))),
-            (_SWAP, _equals(lambda: _beam_step(*args, swap=True))),
-            (_BY_K, _equals(lambda: _beam_step(*args, by_k=True))),
-            (_TOKEN_FIRST, _equals(lambda: _beam_step(*args, token_first=True)))]
+    return [(_SMALLEST, equals(lambda: _beam_step(*args, smallest=True))),
+            (_MULTIPLY, equals(lambda: _beam_step(*args, combine="multiply"))),
+            (_PER_TOKEN, equals(lambda: _beam_step(*args, per_token=True))),
+            (_FIRST_BEAM, equals(lambda: _beam_step(*args, first_beam=True))),
+            (_PROBS, equals(lambda: _beam_step(*args, combine="probs"))),
+            (_FORGOT, equals(lambda: _beam_step(*args, combine="forget"))),
+            (_PER_BEAM, equals(lambda: _beam_step(*args, per_beam=True))),
+            (_SWAP, equals(lambda: _beam_step(*args, swap=True))),
+            (_BY_K, equals(lambda: _beam_step(*args, by_k=True))),
+            (_TOKEN_FIRST, equals(lambda: _beam_step(*args, token_first=True)))]
 
 
-def _beam_case(name, scores, vocab, k, seed, scale=2.0) -> _Case:
-    log_probs = _randn(seed, len(scores), vocab, scale=scale).log_softmax(-1)  # (K, V)
-    return _Case(name, {"scores": torch.tensor(scores, dtype=torch.float64),
+def _beam_case(name, scores, vocab, k, seed, scale=2.0) -> Case:
+    log_probs = randn(seed, len(scores), vocab, scale=scale).log_softmax(-1)  # (K, V)
+    return Case(name, {"scores": torch.tensor(scores, dtype=torch.float64),
                         "log_probs": log_probs, "k": k})
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_beam_step(fn: Callable) -> None:
     """Check ``fn(scores, log_probs, k)``: one step of beam search.
 
@@ -224,7 +224,7 @@ def check_beam_step(fn: Callable) -> None:
         _beam_case("first step, one beam", [0.0], 8, 3, 22),
         _beam_case("sure and unsure beams", [-0.05, -3.0, -0.9, -1.5], 5, 4, 23, scale=4.0),
     ]
-    _run("check_beam_step", fn, cases, _beam_step, _beam_mistakes,
+    run("check_beam_step", fn, cases, _beam_step, _beam_mistakes,
          error_hint="`scores[:, None] + log_probs` is (K, V); flatten it, take `.topk(k)`, "
                     "and split each flat index i into row i // V and token i % V.",
          general_hint="compute `(scores[:, None] + log_probs)` on this test and check "

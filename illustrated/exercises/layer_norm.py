@@ -13,8 +13,8 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
-from ._frames import _learner_frames_only
-from ._runner import _Case, _close, _equals, _randn, _run, _t
+from ._frames import learner_frames_only
+from ._runner import Case, close, equals, randn, run, tensor64
 
 _EPS = 1e-5  # torch.nn.LayerNorm's default, and the exercise's
 
@@ -72,9 +72,9 @@ def _reference(x, gamma, beta, eps=_EPS):
 
 
 def _exactly(variant: Callable) -> Callable:
-    """Like ``_equals`` but at the checker's own tolerance: the eps mistakes differ from
+    """Like ``equals`` but at the checker's own tolerance: the eps mistakes differ from
     the reference by about eps, too little for the loose comparison."""
-    return lambda gots: _close(gots[0], variant(), equal_nan=True)
+    return lambda gots: close(gots[0], variant(), equal_nan=True)
 
 
 def _axes_names(ndim: int, dims) -> str:
@@ -91,11 +91,11 @@ def _axis_mistakes(x, gamma, beta, eps) -> list:
                 continue
             hint = (_TOO_MANY if last in dims else _BATCH_AXIS).format(
                 axes=_axes_names(x.dim(), dims))
-            found.append((hint, _equals(lambda d=dims: _normalise(x, gamma, beta, d, eps))))
+            found.append((hint, equals(lambda d=dims: _normalise(x, gamma, beta, d, eps))))
     return found
 
 
-def _layer_norm_mistakes(case: _Case) -> list:
+def _layer_norm_mistakes(case: Case) -> list:
     x, gamma, beta = case.inputs.values()
     eps = case.kwargs.get("eps", _EPS)
     same = dict(dims=(-1,), eps=eps)
@@ -107,12 +107,12 @@ def _layer_norm_mistakes(case: _Case) -> list:
                                                          where="outside")))]
     found += _axis_mistakes(x, gamma, beta, eps)
     return found + [
-        (_UNBIASED, _equals(lambda: _normalise(x, gamma, beta, unbiased=True, **same))),
-        (_SWAPPED, _equals(lambda: _normalise(x, gamma, beta, swap=True, **same))),
-        (_NO_AFFINE, _equals(lambda: _normalise(x, torch.ones_like(gamma),
+        (_UNBIASED, equals(lambda: _normalise(x, gamma, beta, unbiased=True, **same))),
+        (_SWAPPED, equals(lambda: _normalise(x, gamma, beta, swap=True, **same))),
+        (_NO_AFFINE, equals(lambda: _normalise(x, torch.ones_like(gamma),
                                                 torch.zeros_like(beta), **same))),
         *_spread_mistakes(x, gamma, beta, eps),
-        (_NO_MEAN, _equals(lambda: _normalise(x, gamma, beta, centre=False, **same))),
+        (_NO_MEAN, equals(lambda: _normalise(x, gamma, beta, centre=False, **same))),
     ]
 
 
@@ -123,15 +123,15 @@ def _spread_mistakes(x, gamma, beta, eps) -> list:
     var = [x.var(dim=-1, keepdim=True, correction=c) for c in (0, 1)]  # biased, unbiased
     sigma = torch.sqrt(var[0] + eps)  # the right denominator, (..., 1)
 
-    found = [(_VARIANCE, _equals(lambda v=v, e=e: gamma * centred / (v + e) + beta))
+    found = [(_VARIANCE, equals(lambda v=v, e=e: gamma * centred / (v + e) + beta))
              for v in var for e in (eps, 0.0)]
-    found += [(_STD_AS_VAR, _equals(lambda v=v: gamma * centred / (v.sqrt() + eps).sqrt()
+    found += [(_STD_AS_VAR, equals(lambda v=v: gamma * centred / (v.sqrt() + eps).sqrt()
                                     + beta)) for v in var]
-    found += [(_BETA_BELOW, _equals(lambda s=s: gamma * centred / s))  # beta below
+    found += [(_BETA_BELOW, equals(lambda s=s: gamma * centred / s))  # beta below
               for s in (sigma + beta, var[0].sqrt() + beta, torch.sqrt(var[0] + beta))]
     return found + [
-        (_BETA_DIVIDED, _equals(lambda: (gamma * centred + beta) / sigma)),
-        (_BETA_DIVIDED, _equals(lambda: gamma * (centred + beta) / sigma)),
+        (_BETA_DIVIDED, equals(lambda: (gamma * centred + beta) / sigma)),
+        (_BETA_DIVIDED, equals(lambda: gamma * (centred + beta) / sigma)),
     ]
 
 
@@ -139,27 +139,27 @@ def _inputs(seed: int, *shape, dtype=torch.float64, scale=1.0, shift=0.0) -> dic
     """x of ``shape`` and a gamma, beta of width ``shape[-1]`` far from 1 and 0, so a
     forgotten or swapped scale shows."""
     D = shape[-1]
-    return {"x": shift + _randn(seed, *shape, dtype=dtype, scale=scale),
-            "gamma": 1.5 + 0.5 * _randn(seed + 1, D, dtype=dtype),
-            "beta": 0.5 + 0.5 * _randn(seed + 2, D, dtype=dtype)}
+    return {"x": shift + randn(seed, *shape, dtype=dtype, scale=scale),
+            "gamma": 1.5 + 0.5 * randn(seed + 1, D, dtype=dtype),
+            "beta": 0.5 + 0.5 * randn(seed + 2, D, dtype=dtype)}
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_layer_norm(fn: Callable) -> None:
     """Check ``fn(x, gamma, beta, eps=1e-5)``: layer norm over the last axis of ``x``
     ``(..., D)``, with the learned scale ``gamma`` ``(D,)`` and shift ``beta`` ``(D,)``,
     equal to ``torch.nn.functional.layer_norm(x, (D,), gamma, beta, eps)``."""
     flat = _inputs(56, 2, 3, 5)
-    flat["x"][1, 2] = _t([4.0] * 5)  # a padding-like position: all its features equal
+    flat["x"][1, 2] = tensor64([4.0] * 5)  # a padding-like position: all its features equal
     cases = [  # B, L and D all differ, so a normalisation over the wrong axis shows
-        _Case("2-D (L, D)", _inputs(50, 3, 5)),
-        _Case("batch (B, L, D)", _inputs(53, 2, 3, 5)),
-        _Case("a position whose features are all equal", flat),
-        _Case("small spread (std 0.003)", _inputs(59, 2, 3, 5, scale=0.003, shift=10.0)),
-        _Case("eps=0.1", _inputs(62, 2, 3, 5), {"eps": 0.1}),
-        _Case("float32", _inputs(65, 2, 3, 5, dtype=torch.float32)),
+        Case("2-D (L, D)", _inputs(50, 3, 5)),
+        Case("batch (B, L, D)", _inputs(53, 2, 3, 5)),
+        Case("a position whose features are all equal", flat),
+        Case("small spread (std 0.003)", _inputs(59, 2, 3, 5, scale=0.003, shift=10.0)),
+        Case("eps=0.1", _inputs(62, 2, 3, 5), {"eps": 0.1}),
+        Case("float32", _inputs(65, 2, 3, 5, dtype=torch.float32)),
     ]
-    _run("check_layer_norm", fn, cases, _reference, _layer_norm_mistakes,
+    run("check_layer_norm", fn, cases, _reference, _layer_norm_mistakes,
          error_hint="your function must take `eps` as its fourth argument, "
                     "`def layer_norm(x, gamma, beta, eps=1e-5)`; a shape error when "
                     "subtracting or dividing means the mean or variance lost its axis: use "

@@ -8,8 +8,8 @@ from typing import Callable
 import torch
 
 from ..attention import scaled_dot_product_attention
-from ._frames import _learner_frames_only
-from ._runner import _LARGE, _OVERFLOW, _Case, _equals, _nonfinite, _randn, _run, _t
+from ._frames import learner_frames_only
+from ._runner import LARGE, OVERFLOW, Case, equals, nonfinite, randn, run, tensor64
 
 _NO_SOFTMAX = ("it looks like you forgot the softmax: raw dot products `keys @ query` are "
                "not weights; turn them into weights with `softmax(scores / temperature)`.")
@@ -43,46 +43,47 @@ def _soft_lookup_reference(query, keys, values, temperature=1.0):
     return answer if values.dim() == 2 else answer[0]  # (dv,) or ()
 
 
-def _soft_lookup_mistakes(case: _Case) -> list:
+def _soft_lookup_mistakes(case: Case) -> list:
     query, keys, values = case.inputs.values()
     t = case.kwargs.get("temperature", 1.0)
     s = keys @ query  # (n,)
-    found = [(_OVERFLOW, _nonfinite)] if (s / t).abs().max() > _LARGE else []
-    return found + [(_NO_SOFTMAX, _equals(lambda: s @ values)),
-                    (_NO_SOFTMAX, _equals(lambda: s / t @ values)),
-                    (_TEMP_TIMES, _equals(lambda: (s * t).softmax(-1) @ values)),
-                    (_TEMP_IGNORED, _equals(lambda: s.softmax(-1) @ values)),
-                    (_TEMP_AFTER, _equals(lambda: s.softmax(-1) / t @ values)),
-                    (_UNIFORM, _equals(lambda: values.mean(0))),
-                    (_WEIGHTS_ONLY, _equals(lambda: (s / t).softmax(-1))),
+    found = [(OVERFLOW, nonfinite)] if (s / t).abs().max() > LARGE else []
+    return found + [(_NO_SOFTMAX, equals(lambda: s @ values)),
+                    (_NO_SOFTMAX, equals(lambda: s / t @ values)),
+                    (_TEMP_TIMES, equals(lambda: (s * t).softmax(-1) @ values)),
+                    (_TEMP_IGNORED, equals(lambda: s.softmax(-1) @ values)),
+                    (_TEMP_AFTER, equals(lambda: s.softmax(-1) / t @ values)),
+                    (_UNIFORM, equals(lambda: values.mean(0))),
+                    (_WEIGHTS_ONLY, equals(lambda: (s / t).softmax(-1))),
                     (_BY_N.format(n=len(keys)),
-                     _equals(lambda: (s / t).softmax(-1) @ values / len(keys))),
-                    (_SUM_NORM, _equals(lambda: s / s.sum() @ values))]
+                     equals(lambda: (s / t).softmax(-1) @ values / len(keys))),
+                    (_SUM_NORM, equals(lambda: s / s.sum() @ values))]
 
 
 def _lookup(seed, d, n, dv=None, dtype=torch.float64) -> dict:
     """Random query (d,), keys (n, d) and values (n,) or (n, dv)."""
-    return {"query": _randn(seed, d, dtype=dtype), "keys": _randn(seed + 1, n, d, dtype=dtype),
-            "values": _randn(seed + 2, n, *([] if dv is None else [dv]), dtype=dtype)}
+    return {"query": randn(seed, d, dtype=dtype), "keys": randn(seed + 1, n, d, dtype=dtype),
+            "values": randn(seed + 2, n, *([] if dv is None else [dv]), dtype=dtype)}
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_soft_lookup(fn: Callable) -> None:
     """Check ``fn(query, keys, values, temperature=1.0)``, chapter 2's soft dictionary lookup
     ``softmax(keys @ query / temperature) @ values``: ``query`` ``(d,)``, ``keys`` ``(n, d)``,
     ``values`` ``(n,)`` or ``(n, dv)``; the answer is a scalar or ``(dv,)``."""
-    ages = {"query": _t([1, 0, 0]), "keys": _t([[1, 2, 0], [0, 0, 2], [1, 2, 0], [1, 4, 0]]),
-            "values": _t([18, 22, 20, 19])}
+    ages = {"query": tensor64([1, 0, 0]),
+            "keys": tensor64([[1, 2, 0], [0, 0, 2], [1, 2, 0], [1, 4, 0]]),
+            "values": tensor64([18, 22, 20, 19])}
     cases = [
-        _Case("the ages example", ages),
-        _Case("vector values", _lookup(50, 5, 6, 3)),
-        _Case("temperature 0.5", _lookup(53, 4, 5, 2), {"temperature": 0.5}),
-        _Case("temperature 3", _lookup(56, 4, 5), {"temperature": 3.0}),
-        _Case("a single key", _lookup(59, 3, 1, 2)),
-        _Case("float32", _lookup(62, 4, 5, 2, dtype=torch.float32), {"temperature": 0.5}),
-        _Case("sharp lookup", {**ages, "query": _t([2, 1, 0])}, {"temperature": 0.001}),
+        Case("the ages example", ages),
+        Case("vector values", _lookup(50, 5, 6, 3)),
+        Case("temperature 0.5", _lookup(53, 4, 5, 2), {"temperature": 0.5}),
+        Case("temperature 3", _lookup(56, 4, 5), {"temperature": 3.0}),
+        Case("a single key", _lookup(59, 3, 1, 2)),
+        Case("float32", _lookup(62, 4, 5, 2, dtype=torch.float32), {"temperature": 0.5}),
+        Case("sharp lookup", {**ages, "query": tensor64([2, 1, 0])}, {"temperature": 0.001}),
     ]
-    _run("check_soft_lookup", fn, cases, _soft_lookup_reference, _soft_lookup_mistakes,
+    run("check_soft_lookup", fn, cases, _soft_lookup_reference, _soft_lookup_mistakes,
          error_hint="`keys @ query` gives the n scores (n,); `weights @ values` combines "
                     "them with values (n,) or (n, dv).",
          general_hint="compute `scores = keys @ query`, `weights = softmax(scores / "

@@ -14,8 +14,8 @@ import torch
 import torch.nn.functional as F
 
 from ..loss import LabelSmoothingLoss
-from ._frames import _learner_frames_only
-from ._runner import _Case, _equals, _nan_in, _nonfinite, _randn, _run
+from ._frames import learner_frames_only
+from ._runner import Case, equals, nan_in, nonfinite, randn, run
 
 _PAD_MASS = ("it looks like you gave some smoothing mass to the padding word: `q` must be "
              "0 on `pad_id` (padding is never a right answer), and the `eps` is shared by "
@@ -127,60 +127,60 @@ def _kl_swapped(logp, target, pad_id, eps, log_target):
     return total / max(int(keep.sum()), 1)
 
 
-def _loss_mistakes(case: _Case) -> list:
+def _loss_mistakes(case: Case) -> list:
     logp, target, pad_id, eps = case.inputs.values()
     args = (logp, target, pad_id, eps)
     rows, batch = target.numel(), logp.shape[0]  # batchmean's divisor, flattened or not
     kept, V = int((target != pad_id).sum()), logp.shape[-1]  # 'mean' divides by kept * V
     return [
-        (_KL_SWAPPED, _nan_in("kl_div")),  # F.kl_div(q, logp): the log of logp < 0
-        (_KL_SWAPPED, _equals(lambda: _kl_swapped(*args, log_target=True))),
-        (_KL_SWAPPED, _equals(lambda: _kl_swapped(*args, log_target=False))),
-        (_NAN, _nonfinite),
-        (_PAD_MASS, _equals(lambda: _variant(*args, spread="pad_mass"))),
-        (_NORMALISATION, _equals(lambda: _variant(*args, spread="v_minus_1"))),
-        (_TORCH_SMOOTHING, _equals(lambda: _variant(*args, spread="torch"))),
-        (_PAD_NOT_ZEROED, _equals(lambda: _variant(*args, spread="pad_not_zeroed"))),
+        (_KL_SWAPPED, nan_in("kl_div")),  # F.kl_div(q, logp): the log of logp < 0
+        (_KL_SWAPPED, equals(lambda: _kl_swapped(*args, log_target=True))),
+        (_KL_SWAPPED, equals(lambda: _kl_swapped(*args, log_target=False))),
+        (_NAN, nonfinite),
+        (_PAD_MASS, equals(lambda: _variant(*args, spread="pad_mass"))),
+        (_NORMALISATION, equals(lambda: _variant(*args, spread="v_minus_1"))),
+        (_TORCH_SMOOTHING, equals(lambda: _variant(*args, spread="torch"))),
+        (_PAD_NOT_ZEROED, equals(lambda: _variant(*args, spread="pad_not_zeroed"))),
         (_KL_DIV_MEAN.format(n=kept * V),
-         _equals(lambda: _variant(*args, mean=False) / (kept * V))),
+         equals(lambda: _variant(*args, mean=False) / (kept * V))),
         (_KL_DIV_MEAN.format(n=rows * V),
-         _equals(lambda: _variant(*args, mean=False) / (rows * V))),
-        (_F_CROSS_ENTROPY, _equals(lambda: _torch_cross_entropy(*args))),
+         equals(lambda: _variant(*args, mean=False) / (rows * V))),
+        (_F_CROSS_ENTROPY, equals(lambda: _torch_cross_entropy(*args))),
         (_ALL_POSITIONS.format(n=rows, kept=kept),
-         _equals(lambda: _variant(*args, mean=False) / rows)),
+         equals(lambda: _variant(*args, mean=False) / rows)),
         (_BATCHMEAN.format(n=batch, what="the batch size"),
-         _equals(lambda: _variant(*args, mean=False) / batch)),
-        (_FIXED_PAD.format(pad=pad_id), _equals(lambda: _reference(logp, target, 0, eps))),
-        (_PAD_POSITIONS, _equals(lambda: _variant(*args, keep_pad=True))),
-        (_CROSS_ENTROPY, _equals(lambda: _variant(*args, kl=False))),
-        (_SUM, _equals(lambda: _variant(*args, mean=False))),
-        (_NO_SHIFT, _equals(lambda: _shifted(*args, 1))),
-        (_NO_SHIFT, _equals(lambda: _shifted(*args, -1))),
+         equals(lambda: _variant(*args, mean=False) / batch)),
+        (_FIXED_PAD.format(pad=pad_id), equals(lambda: _reference(logp, target, 0, eps))),
+        (_PAD_POSITIONS, equals(lambda: _variant(*args, keep_pad=True))),
+        (_CROSS_ENTROPY, equals(lambda: _variant(*args, kl=False))),
+        (_SUM, equals(lambda: _variant(*args, mean=False))),
+        (_NO_SHIFT, equals(lambda: _shifted(*args, 1))),
+        (_NO_SHIFT, equals(lambda: _shifted(*args, -1))),
     ]
 
 
 def _inputs(seed: int, target, V: int, pad_id: int = 0, eps: float = 0.1,
             dtype=torch.float64) -> dict:
     target = torch.tensor(target)
-    logits = _randn(seed, *target.shape, V, dtype=dtype, scale=2.0)
+    logits = randn(seed, *target.shape, V, dtype=dtype, scale=2.0)
     return {"logp": logits.log_softmax(-1), "target": target, "pad_id": pad_id, "eps": eps}
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_label_smoothing_loss(fn: Callable) -> None:
     """Check ``fn(logp, target, pad_id, eps)``: the label-smoothed KL loss of
     log-probabilities ``logp`` ``(..., V)`` against target ids ``(...)``, averaged over the
     non-padding targets, equal to ``LabelSmoothingLoss(V, pad_id, eps)(logp, target)``."""
     cases = [
-        _Case("one word, no padding", _inputs(70, [3], 6)),
-        _Case("a batch with padding", _inputs(71, [[4, 5, 2, 0], [3, 2, 0, 0]], 7)),
-        _Case("pad_id=6, eps=0.3", _inputs(72, [[1, 2, 6], [5, 4, 3]], 7, pad_id=6,
+        Case("one word, no padding", _inputs(70, [3], 6)),
+        Case("a batch with padding", _inputs(71, [[4, 5, 2, 0], [3, 2, 0, 0]], 7)),
+        Case("pad_id=6, eps=0.3", _inputs(72, [[1, 2, 6], [5, 4, 3]], 7, pad_id=6,
                                            eps=0.3)),
-        _Case("eps=0 (plain cross-entropy)", _inputs(73, [[4, 5, 2, 0]], 7, eps=0.0)),
-        _Case("float32", _inputs(74, [[4, 5, 2, 0], [3, 2, 0, 0]], 7,
+        Case("eps=0 (plain cross-entropy)", _inputs(73, [[4, 5, 2, 0]], 7, eps=0.0)),
+        Case("float32", _inputs(74, [[4, 5, 2, 0], [3, 2, 0, 0]], 7,
                                  dtype=torch.float32)),
     ]
-    _run("check_label_smoothing_loss", fn, cases, _reference, _loss_mistakes,
+    run("check_label_smoothing_loss", fn, cases, _reference, _loss_mistakes,
          error_hint="your function must take `(logp, target, pad_id, eps)` and return one "
                     "number: the loss averaged over the non-padding targets.",
          general_hint="build `q` first (check that each row sums to 1 and is 0 on "

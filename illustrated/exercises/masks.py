@@ -7,8 +7,8 @@ from typing import Callable
 import torch
 
 from ..masks import padding_mask, subsequent_mask
-from ._frames import _learner_frames_only
-from ._runner import _Case, _equals, _run
+from ._frames import learner_frames_only
+from ._runner import Case, equals, run
 
 _CONVENTION = "In this book True means 'may attend' and False means 'blocked'"
 
@@ -45,7 +45,7 @@ def _same_values(variant: Callable) -> Callable:
     return test
 
 
-def _subsequent_mistakes(case: _Case) -> list:
+def _subsequent_mistakes(case: Case) -> list:
     L = case.inputs["size"]
     ones = torch.ones(L, L, dtype=torch.bool)
     want = subsequent_mask(L)  # (1, L, L)
@@ -54,21 +54,21 @@ def _subsequent_mistakes(case: _Case) -> list:
     return [
         (_ADDITIVE, additive),
         (_NOT_BOOL, _same_values(lambda: want)),
-        (_NO_BATCH_AXIS, _equals(lambda: want[0])),
-        (_CAUSAL_INVERTED, _equals(lambda: ~want)),
-        (_NO_SELF, _equals(lambda: ones.tril(-1).unsqueeze(0))),
-        (_ONE_AHEAD, _equals(lambda: ones.tril(1).unsqueeze(0))),
-        (_UPPER, _equals(lambda: ones.triu().unsqueeze(0))),
+        (_NO_BATCH_AXIS, equals(lambda: want[0])),
+        (_CAUSAL_INVERTED, equals(lambda: ~want)),
+        (_NO_SELF, equals(lambda: ones.tril(-1).unsqueeze(0))),
+        (_ONE_AHEAD, equals(lambda: ones.tril(1).unsqueeze(0))),
+        (_UPPER, equals(lambda: ones.triu().unsqueeze(0))),
     ]
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_subsequent_mask(fn: Callable) -> None:
     """Check ``fn(size) -> mask``: the causal mask of :func:`illustrated.masks.subsequent_mask`,
     bool ``(1, L, L)`` with ``True`` on and below the diagonal (query ``i`` may attend to
     keys ``0 .. i``)."""
-    cases = [_Case(f"size {n}", {"size": n}) for n in (4, 1, 2, 7)]
-    _run("check_subsequent_mask", fn, cases, subsequent_mask, _subsequent_mistakes,
+    cases = [Case(f"size {n}", {"size": n}) for n in (4, 1, 2, 7)]
+    run("check_subsequent_mask", fn, cases, subsequent_mask, _subsequent_mistakes,
          error_hint="build an `(L, L)` tensor of ones with `torch.ones(size, size)`, keep "
                     "its lower triangle, then add a leading axis of size 1.",
          general_hint="print your mask for size 4 and compare it row by row with "
@@ -118,21 +118,21 @@ def _from_lengths(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
     return (torch.arange(tokens.shape[-1]) < lengths).unsqueeze(1)  # (B, 1, S)
 
 
-def _padding_mistakes(case: _Case) -> list:
+def _padding_mistakes(case: Case) -> list:
     tokens, pad_id = case.inputs["tokens"], case.inputs["pad_id"]
     want = padding_mask(tokens, pad_id)  # (B, 1, S)
     S = tokens.shape[-1]
     return [
         (_NOT_BOOL, _same_values(lambda: want)),
-        (_PAD_INVERTED, _equals(lambda: ~want)),
-        (_QUERY_AXIS, _equals(lambda: want.transpose(1, 2))),
-        (_NO_AXIS, _equals(lambda: want[:, 0])),
-        (_BATCH_AXIS, _equals(lambda: want.transpose(0, 1))),
-        (_SQUARE, _equals(lambda: want.expand(-1, S, S))),
-        (_ZERO_PAD, _equals(lambda: padding_mask(tokens, 0))),
-        (_ORDERED, _equals(lambda: (tokens > pad_id).unsqueeze(1))),
-        (_FROM_LENGTHS, _equals(lambda: _from_lengths(tokens, pad_id))),
-        (_CUMPROD, _equals(lambda: want.cumprod(-1).bool())),
+        (_PAD_INVERTED, equals(lambda: ~want)),
+        (_QUERY_AXIS, equals(lambda: want.transpose(1, 2))),
+        (_NO_AXIS, equals(lambda: want[:, 0])),
+        (_BATCH_AXIS, equals(lambda: want.transpose(0, 1))),
+        (_SQUARE, equals(lambda: want.expand(-1, S, S))),
+        (_ZERO_PAD, equals(lambda: padding_mask(tokens, 0))),
+        (_ORDERED, equals(lambda: (tokens > pad_id).unsqueeze(1))),
+        (_FROM_LENGTHS, equals(lambda: _from_lengths(tokens, pad_id))),
+        (_CUMPROD, equals(lambda: want.cumprod(-1).bool())),
     ]
 
 
@@ -140,23 +140,23 @@ def _ids(*rows) -> torch.Tensor:
     return torch.tensor(rows, dtype=torch.long)
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_padding_mask(fn: Callable) -> None:
     """Check ``fn(tokens, pad_id) -> mask``: the padding mask of
     :func:`illustrated.masks.padding_mask`, bool ``(B, 1, S)``, ``True`` on real tokens,
     for token ids ``(B, S)``."""
     cases = [
-        _Case("the source's batch", {"tokens": _ids([5, 2, 1, 0, 0], [1, 3, 1, 4, 0]),
+        Case("the source's batch", {"tokens": _ids([5, 2, 1, 0, 0], [1, 3, 1, 4, 0]),
                                      "pad_id": 0}),
-        _Case("pad id 1, token 0 is a word", {"tokens": _ids([0, 4, 2, 1], [3, 0, 1, 1]),
+        Case("pad id 1, token 0 is a word", {"tokens": _ids([0, 4, 2, 1], [3, 0, 1, 1]),
                                               "pad_id": 1}),
-        _Case("pad id 9", {"tokens": _ids([9, 9, 9], [5, 9, 9], [7, 8, 2]),
+        Case("pad id 9", {"tokens": _ids([9, 9, 9], [5, 9, 9], [7, 8, 2]),
                            "pad_id": 9}),
-        _Case("no padding", {"tokens": _ids([3, 4, 5, 6]), "pad_id": 0}),
-        _Case("left-padded", {"tokens": _ids([0, 0, 5, 2], [0, 3, 1, 4], [6, 2, 7, 1]),
+        Case("no padding", {"tokens": _ids([3, 4, 5, 6]), "pad_id": 0}),
+        Case("left-padded", {"tokens": _ids([0, 0, 5, 2], [0, 3, 1, 4], [6, 2, 7, 1]),
                               "pad_id": 0}),
     ]
-    _run("check_padding_mask", fn, cases, padding_mask, _padding_mistakes,
+    run("check_padding_mask", fn, cases, padding_mask, _padding_mistakes,
          error_hint="compare the ids with the pad id, `tokens != pad_id` `(B, S)`, then "
                     "insert a query axis with `.unsqueeze(1)`.",
          general_hint="print your mask for this test's tokens and compare it with "

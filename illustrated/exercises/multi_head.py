@@ -10,15 +10,15 @@ import torch
 from ..attention import MultiHeadAttention
 from ..masks import padding_mask, subsequent_mask
 from ._attend import (
-    _OVER_QUERIES,
-    _UNSCALED_SCORES,
-    _attend,
-    _score_mistakes,
-    _scores_reference,
+    OVER_QUERIES,
+    UNSCALED_SCORES,
+    attend,
+    score_mistakes,
+    scores_reference,
 )
-from ._frames import _learner_frames_only
-from ._runner import _Case, _equals, _randn, _run
-from .attention import _AFTER, _NEG_INF, _NOT_ZEROED, _RENORMALISED, _ZERO_FILL
+from ._frames import learner_frames_only
+from ._runner import Case, equals, randn, run
+from .attention import AFTER, NEG_INF, NOT_ZEROED, RENORMALISED, ZERO_FILL
 
 
 def _split_reference(x: torch.Tensor, h: int) -> torch.Tensor:
@@ -44,45 +44,45 @@ _SUMMED = ("it looks like you added or averaged the heads; concatenate them side
            "instead, so that the result has width D = H * Dk.")
 
 
-def _split_mistakes(case: _Case) -> list:
+def _split_mistakes(case: Case) -> list:
     x, h = case.inputs["x"], case.kwargs["h"]
     B, L, D = x.shape
-    return [(_NO_TRANSPOSE, _equals(lambda: x.reshape(B, h, L, D // h))),
-            (_INTERLEAVED, _equals(lambda: x.view(B, L, D // h, h).permute(0, 3, 1, 2))),
-            (_KEPT_LAYOUT, _equals(lambda: x.view(B, L, h, D // h))),
-            (_FLATTENED, _equals(lambda: _split_reference(x, h).reshape(B * h, L, D // h)))]
+    return [(_NO_TRANSPOSE, equals(lambda: x.reshape(B, h, L, D // h))),
+            (_INTERLEAVED, equals(lambda: x.view(B, L, D // h, h).permute(0, 3, 1, 2))),
+            (_KEPT_LAYOUT, equals(lambda: x.view(B, L, h, D // h))),
+            (_FLATTENED, equals(lambda: _split_reference(x, h).reshape(B * h, L, D // h)))]
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_split_heads(fn: Callable) -> None:
     """Check ``fn(x, h=...)``: ``x`` ``(B, L, D)`` -> ``(B, H, L, Dk)``, head ``i`` holding
     columns ``i*Dk`` to ``(i+1)*Dk`` of every token."""
-    cases = [_Case("2 heads", {"x": _randn(50, 2, 3, 8)}, {"h": 2}),
-             _Case("4 heads, L = 5", {"x": _randn(51, 3, 5, 12)}, {"h": 4}),
-             _Case("float32", {"x": _randn(52, 2, 3, 12, dtype=torch.float32)}, {"h": 3})]
-    _run("check_split_heads", fn, cases, _split_reference, _split_mistakes,
+    cases = [Case("2 heads", {"x": randn(50, 2, 3, 8)}, {"h": 2}),
+             Case("4 heads, L = 5", {"x": randn(51, 3, 5, 12)}, {"h": 4}),
+             Case("float32", {"x": randn(52, 2, 3, 12, dtype=torch.float32)}, {"h": 3})]
+    run("check_split_heads", fn, cases, _split_reference, _split_mistakes,
          error_hint="`x.view(B, L, h, D // h).transpose(1, 2)`: view first, then swap axes.",
          general_hint="compare your result with `x.view(B, L, h, D // h).transpose(1, 2)`.",
          success="your split matches on {n} tests.")
 
 
-def _merge_mistakes(case: _Case) -> list:
+def _merge_mistakes(case: Case) -> list:
     z = case.inputs["z"]
     B, H, L, Dk = z.shape
-    return [(_NO_TRANSPOSE, _equals(lambda: z.reshape(B, L, H * Dk))),
-            (_INTERLEAVED, _equals(lambda: z.permute(0, 2, 3, 1).reshape(B, L, H * Dk))),
-            (_SUMMED, _equals(lambda: z.sum(1))),
-            (_SUMMED, _equals(lambda: z.mean(1)))]
+    return [(_NO_TRANSPOSE, equals(lambda: z.reshape(B, L, H * Dk))),
+            (_INTERLEAVED, equals(lambda: z.permute(0, 2, 3, 1).reshape(B, L, H * Dk))),
+            (_SUMMED, equals(lambda: z.sum(1))),
+            (_SUMMED, equals(lambda: z.mean(1)))]
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_merge_heads(fn: Callable) -> None:
     """Check ``fn(z)``: ``z`` ``(B, H, L, Dk)`` -> ``(B, L, H*Dk)``, the heads side by
     side in order (the inverse of splitting)."""
-    cases = [_Case("2 heads", {"z": _randn(60, 2, 2, 3, 4)}),
-             _Case("4 heads, L = 5", {"z": _randn(61, 3, 4, 5, 3)}),
-             _Case("float32", {"z": _randn(62, 2, 3, 3, 4, dtype=torch.float32)})]
-    _run("check_merge_heads", fn, cases, _merge_reference, _merge_mistakes,
+    cases = [Case("2 heads", {"z": randn(60, 2, 2, 3, 4)}),
+             Case("4 heads, L = 5", {"z": randn(61, 3, 4, 5, 3)}),
+             Case("float32", {"z": randn(62, 2, 3, 3, 4, dtype=torch.float32)})]
+    run("check_merge_heads", fn, cases, _merge_reference, _merge_mistakes,
          error_hint="after `transpose(1, 2)` the tensor is not contiguous, so `view` fails: "
                     "use `.reshape(B, L, H * Dk)` (or `.contiguous().view(...)`).",
          general_hint="compare your result with `z.transpose(1, 2).reshape(B, L, -1)`.",
@@ -91,10 +91,10 @@ def check_merge_heads(fn: Callable) -> None:
 
 # ---------------------------------------------------------------- the whole of it
 
-_SPLIT_NO_T = ("it looks like you split the heads with `view` or `reshape` straight to "
+SPLIT_NO_T = ("it looks like you split the heads with `view` or `reshape` straight to "
                "(B, H, L, Dk), without `transpose(1, 2)`: each head then mixes numbers of "
                "different tokens. View as (B, L, H, Dk), then swap L and H.")
-_MERGE_NO_T = ("it looks like you merged the heads with `reshape` straight from "
+MERGE_NO_T = ("it looks like you merged the heads with `reshape` straight from "
                "(B, H, L, Dk) to (B, L, D), without `transpose(1, 2)` first: each token's "
                "row then holds numbers of other tokens.")
 _MERGE_ORDER = ("it looks like your heads are merged in the wrong order: head i must fill "
@@ -152,21 +152,21 @@ def _planted(inputs: dict, h: int, *, split=_split_reference, merge=_merge_refer
 
     q, k, v = (split(proj(x, w, n), h)
                for x, w, n in ((query, wq, "q"), (key, wk, "k"), (value, wv, "v")))
-    s = (scores or _scores_reference)(q, k)  # (B, H, L, S)
+    s = (scores or scores_reference)(q, k)  # (B, H, L, S)
     if mask is not None:
         mask = mask_of(mask) if mask_of else mask.unsqueeze(-3)  # (B, 1, L, S)
-    z = finish(s, v, mask) if finish else _attend(s, v, mask)[0]  # (B, H, L, Dk)
+    z = finish(s, v, mask) if finish else attend(s, v, mask)[0]  # (B, H, L, Dk)
     z = merge(z)  # (B, L, D)
     return proj(z, wo, "o") if w_o else z  # (B, L, D)
 
 
-def _mha_mistakes(case: _Case) -> list:
+def _mha_mistakes(case: Case) -> list:
     x, h = case.inputs, case.kwargs["h"]
     D = x["query"].shape[-1]
     B, L = x["query"].shape[:2]
 
     def plant(**kw):
-        return _equals(lambda: _planted(x, h, **kw))
+        return equals(lambda: _planted(x, h, **kw))
 
     def merge_plain(z):
         return z.reshape(B, L, D)
@@ -180,9 +180,9 @@ def _mha_mistakes(case: _Case) -> list:
     def merge_last(z):
         return z.permute(0, 2, 3, 1).reshape(B, L, D)
 
-    found = [(_SPLIT_NO_T, plant(split=split_plain)),
-             (_SPLIT_NO_T, plant(split=split_plain, merge=merge_plain)),
-             (_MERGE_NO_T, plant(merge=merge_plain)),
+    found = [(SPLIT_NO_T, plant(split=split_plain)),
+             (SPLIT_NO_T, plant(split=split_plain, merge=merge_plain)),
+             (MERGE_NO_T, plant(merge=merge_plain)),
              (_MERGE_ORDER, plant(merge=lambda z: _merge_reference(z.flip(1)))),
              (_MHA_INTERLEAVED, plant(split=split_last)),
              (_MHA_INTERLEAVED, plant(split=split_last, merge=merge_last)),
@@ -192,22 +192,22 @@ def _mha_mistakes(case: _Case) -> list:
              (_HEAD_COLUMNS, plant(plain="qkv")),
              (_W_O_PLAIN, plant(plain="o")),
              (_BY_D_MODEL, plant(scores=lambda q, k: q @ k.transpose(-2, -1) / math.sqrt(D))),
-             (_OVER_QUERIES, plant(finish=lambda s, v, m: _attend(s, v, m, dim=-2)[0])),
-             (_OVER_HEADS, plant(finish=lambda s, v, m: _attend(s, v, m, dim=1)[0]))]
+             (OVER_QUERIES, plant(finish=lambda s, v, m: attend(s, v, m, dim=-2)[0])),
+             (_OVER_HEADS, plant(finish=lambda s, v, m: attend(s, v, m, dim=1)[0]))]
     q = _split_reference(x["query"] @ x["w_q"].T, h)  # (B, H, L, Dk)
     k = _split_reference(x["key"] @ x["w_k"].T, h)  # (B, H, S, Dk)
     found += [(hint, plant(scores=lambda q_, k_, s=s: s()))
-              for hint, s in _score_mistakes(q, k, unscaled=_UNSCALED_SCORES)]
+              for hint, s in score_mistakes(q, k, unscaled=UNSCALED_SCORES)]
     if "mask" in x:
         found += [(_MASK_IGNORED, plant(mask_of=lambda m: None)),
                   (_MASK_INVERTED, plant(mask_of=lambda m: ~m.unsqueeze(-3))),
-                  (_AFTER, plant(finish=lambda s, v, m: _attend(s, v, m, before=False)[0])),
-                  (_ZERO_FILL, plant(finish=lambda s, v, m: _attend(s, v, m, fill=0.0,
+                  (AFTER, plant(finish=lambda s, v, m: attend(s, v, m, before=False)[0])),
+                  (ZERO_FILL, plant(finish=lambda s, v, m: attend(s, v, m, fill=0.0,
                                                                    after=False)[0])),
                   # these two differ from the reference only on a fully blocked row
-                  (_NEG_INF, plant(finish=lambda s, v, m: _attend(s, v, m, fill=-math.inf,
+                  (NEG_INF, plant(finish=lambda s, v, m: attend(s, v, m, fill=-math.inf,
                                                                   after=False)[0])),
-                  (_NOT_ZEROED, plant(finish=lambda s, v, m: _attend(s, v, m,
+                  (NOT_ZEROED, plant(finish=lambda s, v, m: attend(s, v, m,
                                                                      after=False)[0]))]
         if B == h:  # otherwise a mask without a head axis cannot broadcast, and raises
             found += [(_NO_HEAD_AXIS, plant(mask_of=lambda m: m))]
@@ -215,19 +215,19 @@ def _mha_mistakes(case: _Case) -> list:
 
 
 def _mha_case(name: str, seed: int, B: int, L: int, S: int, D: int, h: int,
-              mask=None, dtype=torch.float64) -> _Case:
+              mask=None, dtype=torch.float64) -> Case:
     scale = D ** -0.5  # weights of the usual size, so the scores are neither tiny nor huge
-    inputs = {"query": _randn(seed, B, L, D, dtype=dtype),
-              "key": _randn(seed + 1, B, S, D, dtype=dtype),
-              "value": _randn(seed + 2, B, S, D, dtype=dtype)}
-    inputs.update({n: _randn(seed + 3 + i, D, D, dtype=dtype, scale=scale)
+    inputs = {"query": randn(seed, B, L, D, dtype=dtype),
+              "key": randn(seed + 1, B, S, D, dtype=dtype),
+              "value": randn(seed + 2, B, S, D, dtype=dtype)}
+    inputs.update({n: randn(seed + 3 + i, D, D, dtype=dtype, scale=scale)
                    for i, n in enumerate(("w_q", "w_k", "w_v", "w_o"))})
     if mask is not None:
         inputs["mask"] = mask
-    return _Case(name, inputs, {"h": h})
+    return Case(name, inputs, {"h": h})
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_multi_head_attention(fn: Callable) -> None:
     """Check ``fn(query, key, value, w_q, w_k, w_v, w_o, h, mask=None)`` -> ``(B, L, D)``
     against :class:`illustrated.attention.MultiHeadAttention` (without biases).
@@ -260,7 +260,7 @@ def check_multi_head_attention(fn: Callable) -> None:
     if not callable(fn):
         raise TypeError("check_multi_head_attention expects your function itself, e.g. "
                         f"check_multi_head_attention(my_mha), got {type(fn).__name__}")
-    _run("check_multi_head_attention", call, cases, _mha_reference, _mha_mistakes,
+    run("check_multi_head_attention", call, cases, _mha_reference, _mha_mistakes,
          error_hint="follow the shapes: project (B, L, D), split (B, H, L, Dk), attend "
                     "(B, H, L, Dk), merge (B, L, D), `@ w_o.T`; give a (B, L, S) mask a head "
                     "axis with `mask.unsqueeze(1)`.",
@@ -270,4 +270,4 @@ def check_multi_head_attention(fn: Callable) -> None:
          success="your multi-head attention matches the package's on {n} tests, "
                  "including L ≠ S, a padding mask, a causal mask and a query with every "
                  "key blocked.",
-         zero_by_zero=_RENORMALISED)
+         zero_by_zero=RENORMALISED)

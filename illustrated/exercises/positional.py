@@ -8,8 +8,8 @@ from typing import Callable
 import torch
 
 from ..positional import sinusoidal_encoding
-from ._frames import _learner_frames_only
-from ._runner import _Case, _equals, _run
+from ._frames import learner_frames_only
+from ._runner import Case, equals, run
 
 _SWAPPED = ("it looks like you swapped sin and cos: the even columns 2i hold the sine, "
             "the odd columns 2i+1 the cosine (row 0 is [0, 1, 0, 1, ...]).")
@@ -51,11 +51,11 @@ def _variant(length: int, d_model: int, base: float, *, exponent="2i", swap=Fals
     return pe.float()
 
 
-def _positional_mistakes(case: _Case) -> list:
+def _positional_mistakes(case: Case) -> list:
     L, d, base = case.kwargs["length"], case.kwargs["d_model"], case.kwargs["base"]
 
     def planted(**kw):
-        return _equals(lambda: _variant(L, d, base, **kw))
+        return equals(lambda: _variant(L, d, base, **kw))
 
     # The base mistakes come first: a table made with a fixed base (100, say) passes the
     # robot test and fails the next one, where it equals the exponent i/d with base 10000
@@ -65,7 +65,7 @@ def _positional_mistakes(case: _Case) -> list:
         if not math.isclose(other, base):
             got = "e" if other == math.e else f"{other:g}"
             found.append((_BASE.format(got=got, want=f"{base:g}"),
-                          _equals(lambda other=other: _variant(L, d, other))))
+                          equals(lambda other=other: _variant(L, d, other))))
     found += [(_SWAPPED, planted(swap=True)),
               (_I_OVER_D, planted(exponent="i")),
               (_COLUMN, planted(exponent="j")),
@@ -73,11 +73,11 @@ def _positional_mistakes(case: _Case) -> list:
               (_CONCAT, planted(interleave=False)),
               (_FROM_ONE, planted(start=1)),
               (_TIMES, planted(times=True)),
-              (_TRANSPOSED, _equals(lambda: _variant(L, d, base).T))]
+              (_TRANSPOSED, equals(lambda: _variant(L, d, base).T))]
     return found
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_positional_encoding(fn: Callable) -> None:
     """Check ``fn(length, d_model, base)``: the ``(length, d_model)`` table of sinusoidal
     positional encodings in the paper's interleaved layout, positions ``0 .. length-1``.
@@ -96,12 +96,12 @@ def check_positional_encoding(fn: Callable) -> None:
         return table
 
     cases = [
-        _Case("I am a robot", {}, {"length": 4, "d_model": 4, "base": 100.0}),
-        _Case("the paper's base", {}, {"length": 10, "d_model": 8, "base": 10000.0}),
-        _Case("one pair", {}, {"length": 3, "d_model": 2, "base": 10000.0}),
-        _Case("longer and wider", {}, {"length": 50, "d_model": 16, "base": 10000.0}),
+        Case("I am a robot", {}, {"length": 4, "d_model": 4, "base": 100.0}),
+        Case("the paper's base", {}, {"length": 10, "d_model": 8, "base": 10000.0}),
+        Case("one pair", {}, {"length": 3, "d_model": 2, "base": 10000.0}),
+        Case("longer and wider", {}, {"length": 50, "d_model": 16, "base": 10000.0}),
     ]
-    _run("check_positional_encoding", called, cases,
+    run("check_positional_encoding", called, cases,
          lambda length, d_model, base: sinusoidal_encoding(length, d_model, base),
          _positional_mistakes,
          error_hint="build the angles as a (length, 1) column of positions divided by a "

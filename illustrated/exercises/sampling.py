@@ -15,8 +15,8 @@ from typing import Callable
 import torch
 
 from ..decoder_only.sampling import next_token_probs
-from ._frames import _learner_frames_only
-from ._runner import _Case, _equals, _randn, _run, _t
+from ._frames import learner_frames_only
+from ._runner import Case, equals, randn, run, tensor64
 
 _CROSSING = ("it looks like you kept only the tokens whose running sum stays below `p` "
              "(`cum <= p` or `cum < p`): the token whose probability makes the sum "
@@ -58,49 +58,49 @@ def _cut(probs: torch.Tensor, p: float, rule: Callable, ranks=None) -> torch.Ten
     return _keep(probs, ranks, int(rule(cum, probs[ranks]).sum()))
 
 
-def _mistakes(case: _Case) -> list:
+def _mistakes(case: Case) -> list:
     probs, p = case.inputs["probs"], case.inputs["p"]
     right = top_p_reference(probs, p)
     order = probs.sort(descending=True, stable=True).indices
     flipped = probs.flip(0).sort(descending=True, stable=True).indices
     high_first = len(probs) - 1 - flipped  # ties: the higher id first
     return [
-        (_CROSSING, _equals(lambda: _cut(probs, p, lambda c, r: c <= p))),
-        (_CROSSING, _equals(lambda: _cut(probs, p, lambda c, r: c < p))),
-        (_NO_RENORM, _equals(lambda: right * probs[right > 0].sum())),
-        (_RANK_ORDER, _equals(lambda: right[order])),
-        (_ASCENDING, _equals(lambda: _cut(probs, p, lambda c, r: c - r < p,
+        (_CROSSING, equals(lambda: _cut(probs, p, lambda c, r: c <= p))),
+        (_CROSSING, equals(lambda: _cut(probs, p, lambda c, r: c < p))),
+        (_NO_RENORM, equals(lambda: right * probs[right > 0].sum())),
+        (_RANK_ORDER, equals(lambda: right[order])),
+        (_ASCENDING, equals(lambda: _cut(probs, p, lambda c, r: c - r < p,
                                           probs.sort(stable=True).indices))),
-        (_ID_ORDER, _equals(lambda: _cut(probs, p, lambda c, r: c - r < p,
+        (_ID_ORDER, equals(lambda: _cut(probs, p, lambda c, r: c - r < p,
                                          torch.arange(len(probs))))),
-        (_TIES, _equals(lambda: _cut(probs, p, lambda c, r: c - r < p, high_first))),
-        (_THRESHOLD, _equals(lambda: probs * (probs >= p) / probs[probs >= p].sum())),
-        (_THRESHOLD, _equals(lambda: probs * (probs >= 1 - p)
+        (_TIES, equals(lambda: _cut(probs, p, lambda c, r: c - r < p, high_first))),
+        (_THRESHOLD, equals(lambda: probs * (probs >= p) / probs[probs >= p].sum())),
+        (_THRESHOLD, equals(lambda: probs * (probs >= 1 - p)
                              / probs[probs >= 1 - p].sum())),
     ]
 
 
 def _softmax(seed: int, n: int, scale: float) -> torch.Tensor:
-    return _randn(seed, n, scale=scale).softmax(0)
+    return randn(seed, n, scale=scale).softmax(0)
 
 
 _CASES = [
-    _Case("five tokens", {"probs": _t([0.15, 0.3, 0.1, 0.25, 0.2]), "p": 0.6}),
-    _Case("the sum reaches p exactly", {"probs": _t([0.125, 0.5, 0.25, 0.125]),
+    Case("five tokens", {"probs": tensor64([0.15, 0.3, 0.1, 0.25, 0.2]), "p": 0.6}),
+    Case("the sum reaches p exactly", {"probs": tensor64([0.125, 0.5, 0.25, 0.125]),
                                         "p": 0.75}),
-    _Case("a tie at the cut", {"probs": _t([0.3, 0.2, 0.3, 0.2]), "p": 0.7}),
-    _Case("p = 1 keeps all", {"probs": _softmax(0, 8, 1.0), "p": 1.0}),
-    _Case("a small p keeps one token", {"probs": _softmax(1, 10, 1.0), "p": 0.05}),
-    _Case("tokens of probability 0", {"probs": _t([0.0, 0.6, 0.0, 0.4]), "p": 0.5}),
-    _Case("50 tokens", {"probs": _softmax(2, 50, 2.0), "p": 0.9}),
+    Case("a tie at the cut", {"probs": tensor64([0.3, 0.2, 0.3, 0.2]), "p": 0.7}),
+    Case("p = 1 keeps all", {"probs": _softmax(0, 8, 1.0), "p": 1.0}),
+    Case("a small p keeps one token", {"probs": _softmax(1, 10, 1.0), "p": 0.05}),
+    Case("tokens of probability 0", {"probs": tensor64([0.0, 0.6, 0.0, 0.4]), "p": 0.5}),
+    Case("50 tokens", {"probs": _softmax(2, 50, 2.0), "p": 0.9}),
 ]
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_top_p(fn: Callable) -> None:
     """Check ``fn(probs, p)``: the distribution top-p sampling draws from, for one
     distribution ``probs`` ``(V,)`` (float64, summing to 1) and ``p`` in ``(0, 1]``."""
-    _run("check_top_p", fn, _CASES, top_p_reference, _mistakes,
+    run("check_top_p", fn, _CASES, top_p_reference, _mistakes,
          error_hint="rank with `ranked, order = probs.sort(descending=True, "
                     "stable=True)`, take `cum = ranked.cumsum(0)`, and keep the ranks "
                     "whose sum before them is below `p`.",

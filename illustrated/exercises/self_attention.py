@@ -8,16 +8,10 @@ from typing import Callable
 import torch
 
 from ..attention import scaled_dot_product_attention
-from ._attend import (
-    _OVER_QUERIES,
-    _UNSCALED_SCORES,
-    _attend,
-    _averaging_mistakes,
-    _score_mistakes,
-    _scores_reference,
-)
-from ._frames import _learner_frames_only
-from ._runner import _LARGE, _OVERFLOW, _Case, _equals, _nonfinite, _randn, _run
+from ._attend import (OVER_QUERIES, UNSCALED_SCORES, attend, averaging_mistakes, score_mistakes,
+                      scores_reference)
+from ._frames import learner_frames_only
+from ._runner import LARGE, OVERFLOW, Case, equals, nonfinite, randn, run
 
 _NO_PROJECTIONS = ("it looks like you used x itself as queries, keys and values: project it "
                    "first, `q = x @ w_q`, `k = x @ w_k`, `v = x @ w_v`.")
@@ -41,26 +35,26 @@ def _self_attention_reference(x, w_q, w_k, w_v):
     return scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)[0]  # (..., L, Dk)
 
 
-def _self_attention_mistakes(case: _Case) -> list:
+def _self_attention_mistakes(case: Case) -> list:
     x, w_q, w_k, w_v = case.inputs.values()
     q, k, v = x @ w_q, x @ w_k, x @ w_v  # (..., L, Dk)
-    scores = _scores_reference(q, k)  # (..., L, L)
+    scores = scores_reference(q, k)  # (..., L, L)
     by_sqrt_D = q @ k.transpose(-2, -1) / math.sqrt(x.shape[-1])  # (..., L, L)
     sdpa = scaled_dot_product_attention
-    found = [(_OVERFLOW, _nonfinite)] if scores.abs().max() > _LARGE else []
-    found += [(_NO_PROJECTIONS, _equals(lambda: sdpa(x, x, x)[0])),
-              (_NO_PROJECTIONS, _equals(lambda: _attend(x @ x.transpose(-2, -1), x)[0])),
-              (_SWAP_KV, _equals(lambda: sdpa(q, v, k)[0])),
-              (_V_WITH_WK, _equals(lambda: sdpa(q, k, k)[0])),
-              (_SWAP_QK, _equals(lambda: sdpa(k, q, v)[0])),
-              (_RETURNED_WEIGHTS, _equals(lambda: sdpa(q, k, v)[1])),
-              (_OVER_QUERIES, _equals(lambda: _attend(scores, v, dim=-2)[0])),
-              (_SQRT_D, _equals(lambda: _attend(by_sqrt_D, v)[0])),
-              (_SUM_KEEPDIM, _equals(lambda: _no_keepdim(scores.exp()) @ v)),
-              (_SUM_KEEPDIM, _equals(lambda: _no_keepdim(_shifted_exp(scores)) @ v))]
-    found += [(h, _equals(lambda s=s: _attend(s(), v)[0]))
-              for h, s in _score_mistakes(q, k, unscaled=_UNSCALED_SCORES)]
-    return found + [(h, _equals(out)) for h, out in _averaging_mistakes(q, k, v)]
+    found = [(OVERFLOW, nonfinite)] if scores.abs().max() > LARGE else []
+    found += [(_NO_PROJECTIONS, equals(lambda: sdpa(x, x, x)[0])),
+              (_NO_PROJECTIONS, equals(lambda: attend(x @ x.transpose(-2, -1), x)[0])),
+              (_SWAP_KV, equals(lambda: sdpa(q, v, k)[0])),
+              (_V_WITH_WK, equals(lambda: sdpa(q, k, k)[0])),
+              (_SWAP_QK, equals(lambda: sdpa(k, q, v)[0])),
+              (_RETURNED_WEIGHTS, equals(lambda: sdpa(q, k, v)[1])),
+              (OVER_QUERIES, equals(lambda: attend(scores, v, dim=-2)[0])),
+              (_SQRT_D, equals(lambda: attend(by_sqrt_D, v)[0])),
+              (_SUM_KEEPDIM, equals(lambda: _no_keepdim(scores.exp()) @ v)),
+              (_SUM_KEEPDIM, equals(lambda: _no_keepdim(_shifted_exp(scores)) @ v))]
+    found += [(h, equals(lambda s=s: attend(s(), v)[0]))
+              for h, s in score_mistakes(q, k, unscaled=UNSCALED_SCORES)]
+    return found + [(h, equals(out)) for h, out in averaging_mistakes(q, k, v)]
 
 
 def _shifted_exp(scores):
@@ -74,24 +68,24 @@ def _no_keepdim(e):
 
 
 def _xw(seed, batch, L, D=6, d_k=3, dtype=torch.float64, scale=1.0) -> dict:
-    return {"x": _randn(seed, *batch, L, D, dtype=dtype, scale=scale),
-            **{w: _randn(seed + i, D, d_k, dtype=dtype) / math.sqrt(D)
+    return {"x": randn(seed, *batch, L, D, dtype=dtype, scale=scale),
+            **{w: randn(seed + i, D, d_k, dtype=dtype) / math.sqrt(D)
                for i, w in enumerate(("w_q", "w_k", "w_v"), start=1)}}
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_self_attention(fn: Callable) -> None:
     """Check ``fn(x, w_q, w_k, w_v) -> z``, chapter 3's self-attention
     ``z = Attention(x W_q, x W_k, x W_v)``: ``x`` ``(L, D)`` or ``(B, L, D)``, each ``w_*``
     ``(D, Dk)``; ``z`` ``(L, Dk)`` or ``(B, L, Dk)``."""
     cases = [  # D, Dk, L and B all differ, so every wrong size shows
-        _Case("one sentence", _xw(70, (), 4)),
-        _Case("batch", _xw(74, (2,), 5)),
-        _Case("float32", _xw(78, (2,), 5, dtype=torch.float32)),
-        _Case("a single token", _xw(82, (), 1)),
-        _Case("large scores", _xw(86, (2,), 4, scale=40.0)),
+        Case("one sentence", _xw(70, (), 4)),
+        Case("batch", _xw(74, (2,), 5)),
+        Case("float32", _xw(78, (2,), 5, dtype=torch.float32)),
+        Case("a single token", _xw(82, (), 1)),
+        Case("large scores", _xw(86, (2,), 4, scale=40.0)),
     ]
-    _run("check_self_attention", fn, cases, _self_attention_reference,
+    run("check_self_attention", fn, cases, _self_attention_reference,
          _self_attention_mistakes,
          error_hint="x (..., L, D) @ w_q (D, Dk) gives q (..., L, Dk); then the scores are "
                     "`q @ k.transpose(-2, -1)` (`k.T` reverses every axis of a batched "

@@ -14,9 +14,9 @@ from typing import Callable
 
 import torch
 
-from ._frames import _learner_frames_only
-from ._runner import (_DTYPE_IDS, _WIDTH, _Case, _check_inputs_unchanged, _describe,
-                      _failure, _kind)
+from ._frames import learner_frames_only
+from ._runner import (DTYPE_IDS, WIDTH, Case, check_inputs_unchanged, describe,
+                      failure, kind)
 
 _NAMES = ("tgt_in", "tgt_out")
 _BACKWARDS = ("it looks like you shifted the wrong way (or returned the two in the other "
@@ -79,10 +79,10 @@ def _ids(*rows) -> torch.Tensor:
 
 # <pad> = 0, <bos> = 1, <eos> = 2, as in the book's vocabularies; the last case uses others.
 _CASES = [
-    _Case("two sentences, one padded", {"tgt": _ids([1, 9, 4, 7, 2], [1, 5, 2, 0, 0])}),
-    _Case("no padding", {"tgt": _ids([1, 6, 3, 2], [1, 8, 8, 2], [1, 4, 5, 2])}),
-    _Case("one sentence of one word", {"tgt": _ids([1, 7, 2])}),
-    _Case("pad 3, bos 4, eos 5", {"tgt": _ids([4, 9, 9, 6, 5], [4, 7, 5, 3, 3],
+    Case("two sentences, one padded", {"tgt": _ids([1, 9, 4, 7, 2], [1, 5, 2, 0, 0])}),
+    Case("no padding", {"tgt": _ids([1, 6, 3, 2], [1, 8, 8, 2], [1, 4, 5, 2])}),
+    Case("one sentence of one word", {"tgt": _ids([1, 7, 2])}),
+    Case("pad 3, bos 4, eos 5", {"tgt": _ids([4, 9, 9, 6, 5], [4, 7, 5, 3, 3],
                                               [4, 8, 6, 5, 3])}),
 ]
 
@@ -92,7 +92,7 @@ def _pair(got, where: str) -> tuple:
     if (isinstance(got, (tuple, list)) and len(got) == 2
             and all(isinstance(g, torch.Tensor) for g in got)):
         return tuple(g.detach() for g in got)
-    raise _failure("check_shift", where, f"your function returned {_kind(got)}; expected "
+    raise failure("check_shift", where, f"your function returned {kind(got)}; expected "
                    "a tuple (tgt_in, tgt_out) of two tensors.",
                    "end with `return tgt_in, tgt_out`.")
 
@@ -113,7 +113,7 @@ def _problem(got: tuple, want: tuple) -> str:
     return "mismatch"
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_shift(fn: Callable) -> None:
     """Check ``fn(tgt) -> (tgt_in, tgt_out)``: the decoder's input and the loss's target
     from a padded target batch ``tgt`` ``(B, T + 1)``, as
@@ -124,22 +124,22 @@ def check_shift(fn: Callable) -> None:
     for case in _CASES:
         tgt = case.inputs["tgt"]
         want = shift_reference(tgt)
-        where = _describe(case)
+        where = describe(case)
         given = tgt.clone()  # the case stays pristine whatever fn does
         try:
             got = fn(given)
         except Exception as exc:
-            raise _failure("check_shift", where, f"your function raised "
+            raise failure("check_shift", where, f"your function raised "
                            f"{type(exc).__name__}: {exc}",
                            _ERROR).with_traceback(exc.__traceback__) from None
-        _check_inputs_unchanged("check_shift", where, case, [given])
+        check_inputs_unchanged("check_shift", where, case, [given])
         got = _pair(got, where)
         if all(g.dtype == w.dtype and _same(g, w) for g, w in zip(got, want)):
             continue
         hint = next((h for h, test in _mistakes(tgt) if test(got)), None)
         if hint is None and any(g.dtype != torch.long for g in got):
-            hint = _DTYPE_IDS
-        raise _failure("check_shift", where, _problem(got, want) + ".", hint or _GENERAL)
+            hint = DTYPE_IDS
+        raise failure("check_shift", where, _problem(got, want) + ".", hint or _GENERAL)
     line = (f"✓ check_shift: your shift matches make_batch's on {len(_CASES)} batches, "
             "padded and not, with other ids for the specials.")
-    print(textwrap.fill(line, _WIDTH, subsequent_indent="  ", break_long_words=False))
+    print(textwrap.fill(line, WIDTH, subsequent_indent="  ", break_long_words=False))

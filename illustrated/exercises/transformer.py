@@ -21,15 +21,15 @@ import warnings
 import torch
 from torch import nn
 
-from ..layers import DecoderLayer, EncoderLayer
+from ..interop import from_torch
 from ..masks import padding_mask, subsequent_mask
 from ..model import ModelConfig, Transformer
 from ..positional import sinusoidal_encoding
-from ._frames import _learner_frames_only
-from ._runner import _WIDTH, _failure, _fill
-from ._transformer_mistakes import (_GENERAL, _INTERFACE, _TRAIN_ONLY, _WIRING,
-                                    _model_mistakes)
-from ._transformer_walk import _close, _Differs, _how, _matches, _raised_hint, _same, _walk
+from ._frames import learner_frames_only
+from ._runner import WIDTH, failure, fill
+from ._transformer_mistakes import (GENERAL, INTERFACE, TRAIN_ONLY, WIRING,
+                                    model_mistakes)
+from ._transformer_walk import close, Differs, how, matches, raised_hint, same, walk
 
 _NAME = "check_transformer"
 
@@ -42,10 +42,10 @@ def _config(config: ModelConfig | None) -> ModelConfig:
         return ModelConfig(src_vocab=11, tgt_vocab=13, N=2, d_model=16, d_ff=32, h=4,
                            dropout=0.0, max_len=32)
     if not isinstance(config, ModelConfig):
-        raise TypeError(_fill(f"config must be an illustrated.model.ModelConfig or None, got "
+        raise TypeError(fill(f"config must be an illustrated.model.ModelConfig or None, got "
                         f"{type(config).__name__}"))
     if config.dropout != 0.0:
-        raise ValueError(_fill(f"config.dropout must be 0.0 so that train mode can be compared, "
+        raise ValueError(fill(f"config.dropout must be 0.0 so that train mode can be compared, "
                          f"got {config.dropout}; use dataclasses.replace(config, dropout=0.0)"))
     return config
 
@@ -108,10 +108,8 @@ def _build(c: ModelConfig) -> tuple[_Reference, Transformer]:
         ours = Transformer(c).double()  # its own random weights are all overwritten below
     ours.src_embed[0].embedding.weight.copy_(ref.src_emb.weight)
     ours.tgt_embed[0].embedding.weight.copy_(ref.tgt_emb.weight)
-    ours.encoder.layers = nn.ModuleList(EncoderLayer.from_torch(l)
-                                        for l in ref.core.encoder.layers)
-    ours.decoder.layers = nn.ModuleList(DecoderLayer.from_torch(l)
-                                        for l in ref.core.decoder.layers)
+    ours.encoder.layers = nn.ModuleList(from_torch(l) for l in ref.core.encoder.layers)
+    ours.decoder.layers = nn.ModuleList(from_torch(l) for l in ref.core.decoder.layers)
     if c.norm_first:
         ours.encoder.norm.load_state_dict(ref.core.encoder.norm.state_dict())
         ours.decoder.norm.load_state_dict(ref.core.decoder.norm.state_dict())
@@ -132,21 +130,21 @@ def _reference_output(ref: _Reference, *args) -> torch.Tensor:
 
 def _instantiate(cls, c: ModelConfig) -> nn.Module:
     if not isinstance(cls, type):
-        raise TypeError(_fill(f"{_NAME} expects your class itself, e.g. {_NAME}(MyTransformer), "
+        raise TypeError(fill(f"{_NAME} expects your class itself, e.g. {_NAME}(MyTransformer), "
                         f"got {type(cls).__name__}"))
     if not issubclass(cls, nn.Module):
-        raise TypeError(_fill(f"{cls.__name__} must be a subclass of torch.nn.Module"))
+        raise TypeError(fill(f"{cls.__name__} must be a subclass of torch.nn.Module"))
     for method in ("forward", "encode", "decode"):
         if not callable(getattr(cls, method, None)):
-            raise TypeError(_fill(f"{cls.__name__} has no method `{method}`; " + _INTERFACE))
+            raise TypeError(fill(f"{cls.__name__} has no method `{method}`; " + INTERFACE))
     try:
         with torch.random.fork_rng(devices=[]):
             model = cls(c)
     except Exception as exc:
-        raise TypeError(_fill(f"{cls.__name__}(config) raised {type(exc).__name__}: {exc}; the "
+        raise TypeError(fill(f"{cls.__name__}(config) raised {type(exc).__name__}: {exc}; the "
                         f"constructor must take one ModelConfig")) from exc
     if not isinstance(model, nn.Module):
-        raise TypeError(_fill(f"{cls.__name__}(config) returned {type(model).__name__}, not an "
+        raise TypeError(fill(f"{cls.__name__}(config) returned {type(model).__name__}, not an "
                         f"nn.Module"))
     return model.double()
 
@@ -158,16 +156,16 @@ def _load(model: nn.Module, state: dict, cls_name: str) -> None:
     missing = [k for k in state if k not in theirs]
     unexpected = [k for k in theirs if k not in state]
     if missing:
-        raise ValueError(_fill(f"{cls_name}'s state_dict has no key {missing[0]!r} (expected "
+        raise ValueError(fill(f"{cls_name}'s state_dict has no key {missing[0]!r} (expected "
                          f"shape {tuple(state[missing[0]].shape)}; {len(missing)} missing in "
-                         f"all); " + _INTERFACE))
+                         f"all); " + INTERFACE))
     if unexpected:
-        raise ValueError(_fill(f"{cls_name}'s state_dict has an unexpected key {unexpected[0]!r} "
+        raise ValueError(fill(f"{cls_name}'s state_dict has an unexpected key {unexpected[0]!r} "
                          f"of shape {tuple(theirs[unexpected[0]].shape)} ({len(unexpected)} "
-                         f"unexpected in all); " + _INTERFACE))
+                         f"unexpected in all); " + INTERFACE))
     for k, v in state.items():
         if theirs[k].shape != v.shape:
-            raise ValueError(_fill(f"{cls_name}'s state_dict key {k!r} has shape "
+            raise ValueError(fill(f"{cls_name}'s state_dict key {k!r} has shape "
                              f"{tuple(theirs[k].shape)}, expected {tuple(v.shape)}"))
     model.load_state_dict(state)
 
@@ -191,7 +189,7 @@ def _inputs(c: ModelConfig):
             ("padded, masked", True, (padded_src, padded_tgt, src_mask, tgt_mask))]
 
 
-@_learner_frames_only
+@learner_frames_only
 def check_transformer(cls, config: ModelConfig | None = None) -> None:
     """Check a whole encoder-decoder Transformer class against ``torch.nn.Transformer``.
 
@@ -236,7 +234,7 @@ def check_transformer(cls, config: ModelConfig | None = None) -> None:
         _check(cls, c)  # random numbers: the reader's global seed stays untouched
     line = (f"✓ {_NAME}: your {cls.__name__} matches torch.nn.Transformer on 3 tests: "
             f"without masks, with padding and causal masks, in eval and in train mode.")
-    print(textwrap.fill(line, _WIDTH, subsequent_indent="  ", break_long_words=False))
+    print(textwrap.fill(line, WIDTH, subsequent_indent="  ", break_long_words=False))
 
 
 def _check(cls, c: ModelConfig) -> None:
@@ -261,29 +259,29 @@ def _check(cls, c: ModelConfig) -> None:
                 got_memory = model.encode(src, src_mask)
                 got_decoded = model.decode(memory, src_mask, tgt, tgt_mask)
         except Exception as exc:
-            raise _failure(_NAME, where, f"your model raised {type(exc).__name__}: {exc}",
-                           _raised_hint(exc)).with_traceback(exc.__traceback__) from None
+            raise failure(_NAME, where, f"your model raised {type(exc).__name__}: {exc}",
+                           raised_hint(exc)).with_traceback(exc.__traceback__) from None
         results = [("forward", got, want), ("encode", got_memory, memory),
                    ("decode", got_decoded, decoded)]
-        bad = [(n, g, w) for n, g, w in results if not _close(g, w)]
+        bad = [(n, g, w) for n, g, w in results if not close(g, w)]
         if not bad:
             continue
         method, g, w = bad[0]
-        problem = f"`{method}` differs from the reference ({_how(g, w)})"
+        problem = f"`{method}` differs from the reference ({how(g, w)})"
         try:
-            _walk(model, pkg, *args, c.norm_first)
-        except _Differs as d:
-            hint = _TRAIN_ONLY if training and d.hint == _GENERAL else d.hint
+            walk(model, pkg, *args, c.norm_first)
+        except Differs as d:
+            hint = TRAIN_ONLY if training and d.hint == GENERAL else d.hint
             raised = d.__cause__.__traceback__ if d.__cause__ else None  # a part raised
-            raise _failure(_NAME, where, f"{problem}. The first part that differs is "
+            raise failure(_NAME, where, f"{problem}. The first part that differs is "
                            f"{d.part}: {d.problem}.", hint).with_traceback(raised) from None
         except Exception as exc:  # the parts are not where the interface says
-            raise _failure(_NAME, where, f"{problem}, and its parts could not be compared "
+            raise failure(_NAME, where, f"{problem}, and its parts could not be compared "
                            f"one by one ({type(exc).__name__}: {exc}).",
-                           _INTERFACE).with_traceback(exc.__traceback__) from None
-        hint = next((h for h, v in _model_mistakes(pkg, *args)
-                     if _matches(got, v) and not _same(v, want)), None)
+                           INTERFACE).with_traceback(exc.__traceback__) from None
+        hint = next((h for h, v in model_mistakes(pkg, *args)
+                     if matches(got, v) and not same(v, want)), None)
         if hint is None:
-            hint = _TRAIN_ONLY if training else _WIRING
-        raise _failure(_NAME, where, f"{problem}; every part matches on the reference's "
+            hint = TRAIN_ONLY if training else WIRING
+        raise failure(_NAME, where, f"{problem}; every part matches on the reference's "
                        f"inputs.", hint)

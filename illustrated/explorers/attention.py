@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .._checks import check_positive_int, check_tensor
+from ..checks import check_positive_int, check_tensor
 from ..attention import scaled_dot_product_attention
 from ..draw.palette import ACCENT, INK, KEY, QUERY
 from ..draw.words import tr

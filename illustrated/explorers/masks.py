@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .._checks import check_positive_int
+from ..checks import check_positive_int
 from ..draw.palette import INK, KEY, MUTED
 from ..draw.words import tr
 from ..model import make_std_masks

@@ -1,7 +1,7 @@
 """One optimiser step of the real translator that never waits for the device: an epoch's
 batches made tensors once, on the CPU, where their token ids are checked (:func:`tensorise`);
-a step that copies its batch without blocking and runs the model inside
-``inputs_checked()``, so that no layer reads a value back (:func:`train_step`); and the
+a step that copies its batch without blocking and runs the model, whose checks read shapes,
+never values, so that nothing is read back (:func:`train_step`); and the
 label-smoothed loss summed without building the target distribution
 (:func:`smoothed_loss_sum`). Introduced in the chapter Real sentences;
 :func:`illustrated.translator.training.train_real` takes its steps here.
@@ -13,9 +13,8 @@ import math
 
 import torch
 
-from .._checks import inputs_checked
+from ..checks import check_tokens
 from ..data import make_batch
-from ..layers import check_tokens
 from ..schedule import rate
 from .batching import shard
 
@@ -83,7 +82,7 @@ def train_step(net, opt, batch: StepBatch, cfg, step: int, rank: int = 0,
     src, tgt_in, tgt_out, src_mask, tgt_mask, keep = (
         t.to(dev, non_blocking=True) for t in batch.tensors)
     torch.manual_seed(cfg.seed * 1_000_003 + step * 1024 + rank)  # dropout
-    with inputs_checked(), torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
+    with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
         logp = net(src, tgt_in, src_mask, tgt_mask)  # (B, T, V); ids checked by tensorise
     loss_sum = smoothed_loss_sum(logp, tgt_out, 0, cfg.smoothing, keep)
     # DDP averages the gradients of the `world` processes: scale so that the result is

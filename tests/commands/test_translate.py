@@ -98,7 +98,7 @@ def test_several_sentences_and_attention(tiny_real, capsys):
 def fake_model(monkeypatch):
     """translator.translate replaced by one that writes <sentence> and records each call:
     the sentences, the beam, the thread count and whether the model is the fused copy."""
-    from illustrated.fused import FusedAttention
+    from illustrated.interop import FusedAttention
     calls = []
 
     def fake(model, tok, sentences, beam=0, **kwargs):

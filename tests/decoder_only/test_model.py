@@ -3,9 +3,10 @@ import pytest
 import torch
 from torch import nn
 
-from illustrated.decoder_only.model import DecoderOnly, DecoderOnlyConfig
-from illustrated.layers import EncoderLayer
-from illustrated.model import count_parameters
+from illustrated.counting import count_parameters
+from illustrated.decoder_only.model import DecoderOnly, DecoderOnlyConfig, DecoderOnlyLayer
+from illustrated.interop import from_torch
+from illustrated.layers import DecoderLayer, EncoderLayer
 
 TINY = dict(vocab=20, N=2, d_model=16, d_ff=32, h=4, dropout=0.0, max_len=12)
 
@@ -29,14 +30,27 @@ def test_equals_torch_transformer_encoder_under_a_causal_mask():
     reference = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
     reference = reference.double().eval()
     model = tiny()
-    for i, torch_layer in enumerate(reference.layers):
-        model.layers[i] = EncoderLayer.from_torch(torch_layer)
+    for ours, torch_layer in zip(model.layers, reference.layers):  # an encoder layer's names
+        ours.load_state_dict(from_torch(torch_layer).state_dict())
     tokens = ids()
     T = tokens.shape[1]
     blocked = nn.Transformer.generate_square_subsequent_mask(T, dtype=torch.float64)
     x = model.embed(tokens)  # (B, T, D)
     expected = model.generator(reference(x, mask=blocked, is_causal=True))
     torch.testing.assert_close(model(tokens), expected, atol=1e-12, rtol=1e-12)
+
+
+def test_a_layer_is_an_encoder_layer_and_a_decoder_layer_less_its_cross_attention():
+    """Chapter 13's claim, by name and shape: the decoder-only layer holds an encoder
+    layer's parameters, which are a decoder layer's less its encoder-decoder attention and
+    the norm after it (so the shipped writer's file loads as it always did)."""
+    def shapes(layer, skip=()):
+        return {k: v.shape for k, v in layer.state_dict().items() if not k.startswith(skip)}
+    gpt = DecoderOnlyLayer(16, 4, 32)
+    assert isinstance(gpt, EncoderLayer)
+    assert shapes(gpt) == shapes(EncoderLayer(16, 4, 32))
+    less = shapes(DecoderLayer(16, 4, 32), skip=("src_attn.", "sublayer2.", "sublayer3."))
+    assert less == {k: v for k, v in shapes(gpt).items() if not k.startswith("sublayer2.")}
 
 
 def test_a_position_never_sees_later_tokens():

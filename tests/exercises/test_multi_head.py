@@ -28,7 +28,7 @@ def split_einops_like(x, h):
 
 def split_package(x, h):
     m = MultiHeadAttention(x.shape[-1], h)
-    return m._split(x)
+    return m.split_heads(x)
 
 
 @pytest.mark.parametrize("fn", [split_view, split_einops_like, split_package])

@@ -154,19 +154,19 @@ def test_a_mistake_that_equals_the_reference_is_never_named():
     """No diagnosis by coincidence: a planted mistake that gives the reference's own output
     on this case (here: one that changes nothing) is skipped, even when the learner's
     output equals it too."""
-    from illustrated.exercises._runner import _Case, _equals, _run
+    from illustrated.exercises._runner import Case, equals, run
 
     def reference(x):
         return x * 2
 
     def mistakes(case):
         x = case.inputs["x"]
-        return [("it looks like the coincidence.", _equals(lambda: x * 2)),
-                ("it looks like another coincidence.", _equals(lambda: x + x))]
+        return [("it looks like the coincidence.", equals(lambda: x * 2)),
+                ("it looks like another coincidence.", equals(lambda: x + x))]
 
-    case = _Case("one", {"x": torch.ones(3, dtype=torch.float64)})
+    case = Case("one", {"x": torch.ones(3, dtype=torch.float64)})
     with pytest.raises(AssertionError) as info:  # float32: right values, wrong dtype
-        _run("check_demo", lambda x: (x * 2).float(), [case], reference, mistakes,
+        run("check_demo", lambda x: (x * 2).float(), [case], reference, mistakes,
              error_hint="-", general_hint="the general hint.", success="-")
     assert "coincidence" not in str(info.value)
     assert "Hint: keep the inputs' dtype" in str(info.value)
@@ -186,7 +186,7 @@ def test_a_correct_float32_lookup_is_told_its_dtype_not_the_temperature():
 def test_nan_from_0_by_0_is_recognised_before_minus_inf():
     """A NaN that first arose from 0/0 is not blamed on a -inf fill, even where the
     planted -inf mistake gives the same NaN."""
-    from illustrated.exercises._runner import _Case, _equals, _run
+    from illustrated.exercises._runner import Case, equals, run
 
     def reference(w):
         return w / w.sum(-1, keepdim=True).clamp_min(1)  # a zero row stays 0
@@ -194,21 +194,21 @@ def test_nan_from_0_by_0_is_recognised_before_minus_inf():
     def mistakes(case):
         w = case.inputs["w"]  # -inf - (-inf): the same NaN, made another way
         return [("it looks like the -inf fill.",
-                 _equals(lambda: (w - math.inf) - (w - math.inf)))]
+                 equals(lambda: (w - math.inf) - (w - math.inf)))]
 
-    case = _Case("zero row", {"w": torch.zeros(2, 2, dtype=torch.float64)})
+    case = Case("zero row", {"w": torch.zeros(2, 2, dtype=torch.float64)})
     with pytest.raises(AssertionError) as info:
-        _run("check_demo", lambda w: w / w.sum(-1, keepdim=True), [case], reference,
+        run("check_demo", lambda w: w / w.sum(-1, keepdim=True), [case], reference,
              mistakes, error_hint="-", general_hint="-", success="-",
              zero_by_zero="it looks like 0/0.")
     assert str(info.value).endswith("Hint: it looks like 0/0.")
     with pytest.raises(AssertionError) as info:  # in place, on a copy: 0/0 all the same
-        _run("check_demo", lambda w: w.clone().div_(w.sum(-1, keepdim=True)), [case],
+        run("check_demo", lambda w: w.clone().div_(w.sum(-1, keepdim=True)), [case],
              reference, mistakes, error_hint="-", general_hint="-", success="-",
              zero_by_zero="it looks like 0/0.")
     assert str(info.value).endswith("Hint: it looks like 0/0.")
     with pytest.raises(AssertionError) as info:  # NaN from another cause: the mistake
-        _run("check_demo", lambda w: (w - math.inf) - (w - math.inf), [case], reference,
+        run("check_demo", lambda w: (w - math.inf) - (w - math.inf), [case], reference,
              mistakes, error_hint="-", general_hint="-", success="-",
              zero_by_zero="it looks like 0/0.")
     assert str(info.value).endswith("Hint: it looks like the -inf fill.")

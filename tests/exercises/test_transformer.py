@@ -66,13 +66,13 @@ class EmbNoScale(Embeddings):
 
 
 def no_positions(model):
-    model.src_embed = nn.Sequential(model.src_embed[0])
-    model.tgt_embed = nn.Sequential(model.tgt_embed[0])
+    for embed in (model.src_embed, model.tgt_embed):
+        embed[1].pe.zero_()  # the positional encoding adds nothing
 
 
 def attention(m, query, key, value, mask, scale=True, blocked_is_true=False):
     B, L, _ = query.shape
-    q, k, v = m._split(m.w_q(query)), m._split(m.w_k(key)), m._split(m.w_v(value))
+    q, k, v = m.split_heads(m.w_q(query)), m.split_heads(m.w_k(key)), m.split_heads(m.w_v(value))
     scores = q @ k.transpose(-2, -1)
     if scale:
         scores = scores / math.sqrt(m.d_model if scale == "d_model" else m.d_k)
@@ -146,15 +146,15 @@ def dropout_always(model):
 
 
 class AttnSplitNoTranspose(MultiHeadAttention):
-    def _split(self, x):
+    def split_heads(self, x):
         return x.reshape(x.shape[0], self.h, x.shape[1], self.d_k)  # no transpose
 
 
 class AttnMergeNoTranspose(MultiHeadAttention):
     def forward(self, query, key, value, mask=None, cache=None):
         B, L, _ = query.shape
-        q, k, v = self._split(self.w_q(query)), self._split(self.w_k(key)), self._split(
-            self.w_v(value))
+        q, k, v = (self.split_heads(w(x)) for w, x in
+                   ((self.w_q, query), (self.w_k, key), (self.w_v, value)))
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
         if mask is not None:
             scores = scores.masked_fill(~mask.unsqueeze(1), -1e9)
@@ -165,8 +165,8 @@ class AttnMergeNoTranspose(MultiHeadAttention):
 class AttnSoftmaxOverQueries(MultiHeadAttention):
     def forward(self, query, key, value, mask=None, cache=None):
         B, L, _ = query.shape
-        q, k, v = self._split(self.w_q(query)), self._split(self.w_k(key)), self._split(
-            self.w_v(value))
+        q, k, v = (self.split_heads(w(x)) for w, x in
+                   ((self.w_q, query), (self.w_k, key), (self.w_v, value)))
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
         if mask is not None:
             scores = scores.masked_fill(~mask.unsqueeze(1), -1e9)

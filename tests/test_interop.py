@@ -1,17 +1,19 @@
-"""Tests for :mod:`illustrated.fused`: ``fuse(...)`` computes what the teaching modules
-compute (outputs, masks, the key/value cache, translations of the shipped translator), in
-PyTorch's layout (``torch.nn.MultiheadAttention``'s ``in_proj_weight``), with no host sync.
+"""Tests for :mod:`illustrated.interop`. ``from_torch(...)`` copies PyTorch's modules into
+the teaching ones, and refuses what has no counterpart (the copies' outputs are compared
+with PyTorch's in ``test_attention.py`` and ``test_layers.py``). ``fuse(...)`` computes what
+the teaching modules compute (outputs, masks, the key/value cache, translations of the
+shipped translator), in PyTorch's layout (``torch.nn.MultiheadAttention``'s ``in_proj_weight``), with no host sync.
 The whole test set is compared by ``benchmarks/fused_equal.py``.
 """
 import pytest
 import torch
 from torch import nn
 
-from illustrated._checks import inputs_checked
 from illustrated.attention import MultiHeadAttention
 from illustrated.decoding import beam_search, greedy_decode
-from illustrated.fused import FusedAttention, fuse
+from illustrated.interop import FusedAttention, from_torch, fuse
 from illustrated.kv_cache import KVCache
+from illustrated.layers import DecoderLayer, EncoderLayer
 from illustrated.masks import padding_mask, subsequent_mask
 from illustrated.model import ModelConfig, Transformer, make_std_masks
 from illustrated.translator.corpus import load_split
@@ -38,9 +40,67 @@ def pair():
     return teaching, fuse(teaching)
 
 
+# --- from_torch: PyTorch's modules into ours ---------------------------------------------
+
+
+def test_from_torch_copies_training_mode_and_dtype():
+    m = nn.MultiheadAttention(8, 2, dropout=0.25, dtype=F64)  # training mode
+    ours = from_torch(m)
+    assert isinstance(ours, MultiHeadAttention)
+    assert ours.training and ours.dropout.p == 0.25
+    assert all(p.dtype == F64 for p in ours.parameters())
+    torch.testing.assert_close(ours.w_k.weight, m.in_proj_weight[8:16], atol=0, rtol=0)
+
+
+def test_from_torch_copies_a_layer_s_eps_dtype_and_mode():
+    ref = nn.TransformerDecoderLayer(D, H, 32, batch_first=True, layer_norm_eps=1e-6,
+                                     dtype=F64).train()
+    ours = from_torch(ref)
+    assert isinstance(ours, DecoderLayer) and ours.training
+    assert [s.norm.eps for s in (ours.sublayer1, ours.sublayer2, ours.sublayer3)] == [1e-6] * 3
+    assert all(p.dtype == F64 for p in ours.parameters())
+    assert ours.feed_forward.dropout.p == 0.1 and ours.src_attn.dropout.p == 0.1
+    assert isinstance(from_torch(nn.TransformerEncoderLayer(D, H, batch_first=True)),
+                      EncoderLayer)
+
+
+@pytest.mark.parametrize(
+    "module, error, match",
+    [
+        (nn.Linear(8, 8), TypeError, r"from_torch takes a torch.nn.MultiheadAttention, "
+                                     r"TransformerEncoderLayer or TransformerDecoderLayer, "
+                                     r"got Linear"),
+        (nn.MultiheadAttention(8, 2, add_bias_kv=True), ValueError, r"add_bias_kv"),
+        (nn.MultiheadAttention(8, 2, add_zero_attn=True), ValueError, r"add_zero_attn"),
+        (nn.MultiheadAttention(8, 2, kdim=4, vdim=4), ValueError, r"kdim=4 and vdim=4"),
+    ],
+)
+def test_from_torch_refuses_what_it_cannot_copy(module, error, match):
+    with pytest.raises(error, match=match):
+        from_torch(module)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(activation="gelu"), r"only ReLU .* got activation='gelu'"),
+        (dict(batch_first=False), r"batch_first=True"),
+        (dict(bias=False), r"bias=False"),
+    ],
+)
+@pytest.mark.parametrize("theirs", [nn.TransformerEncoderLayer, nn.TransformerDecoderLayer])
+def test_from_torch_refuses_a_layer_it_cannot_copy(theirs, kwargs, match):
+    options = {"dim_feedforward": 32, "batch_first": True, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        from_torch(theirs(D, H, **options))
+
+
+# --- fuse: ours into PyTorch's layout --------------------------------------------------
+
+
 def test_pytorch_layout():
     theirs = nn.MultiheadAttention(D, H, batch_first=True).double()
-    fused = fuse(MultiHeadAttention.from_torch(theirs))
+    fused = fuse(from_torch(theirs))
     assert isinstance(fused, FusedAttention)
     torch.testing.assert_close(fused.in_proj_weight, theirs.in_proj_weight.detach(), **TOL)
     torch.testing.assert_close(fused.in_proj_bias, theirs.in_proj_bias.detach(), **TOL)
@@ -148,10 +208,9 @@ def test_no_host_sync(pair, monkeypatch):
             raise AssertionError(f"host sync: Tensor.{name}")
         monkeypatch.setattr(torch.Tensor, name, sync)
     cache = KVCache(static=True)
-    with inputs_checked():  # the body of forward only
-        fused(x, memory, memory, blocked[..., :1].expand(2, 5, 7), cache=cache)
-        fused(x, memory, memory, padding_mask(TOKENS), cache=cache)
-        fused(x, x, x, blocked, cache=KVCache())
+    fused(x, memory, memory, blocked[..., :1].expand(2, 5, 7), cache=cache)  # its checks too
+    fused(x, memory, memory, padding_mask(TOKENS), cache=cache)
+    fused(x, x, x, blocked, cache=KVCache())
 
 
 def test_transformer():
