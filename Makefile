@@ -95,12 +95,12 @@ nbval-portable: $(STAMP)
 	@$(PORTABLE) $(NBVAL) -n $(JOBS)
 
 # The strict build into $(CHECK_HTML) (the reader's _build/html and the execution cache
-# are left alone), then static checks of that site (scripts/check_site.py); both run and
-# report even if the first fails.
+# are left alone), then the tests of that site's HTML (tests/site: each rule a test per
+# page); both run and report even if the first fails.
 book-check: $(STAMP)
-	@echo "== Strict book build, then static checks of the site =="
+	@echo "== Strict book build, then the tests of the built site's pages (tests/site) =="
 	@$(PY) scripts/build_book.py --check; build=$$?; \
-	  $(PY) scripts/check_site.py $(CHECK_HTML); site=$$?; \
+	  $(PY) -m pytest -q -p no:randomly --site $(CHECK_HTML) tests/site; site=$$?; \
 	  test $$build -eq 0 && test $$site -eq 0
 
 # Every page of the strict build (book-check) opened in headless Chromium, served on

@@ -1,9 +1,9 @@
 """scripts/site_extras.py: a {term} link's tooltip is its glossary entry."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import site_extras
 from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
@@ -11,9 +11,6 @@ from docutils.utils import new_document
 from sphinx import addnodes
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("site_extras", ROOT / "scripts" / "site_extras.py")
-site_extras = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(site_extras)
 
 
 def document():

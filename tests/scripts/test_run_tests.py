@@ -1,12 +1,7 @@
 """scripts/run_tests.py: the summary that ends `make test`, and a stage run for real."""
-import importlib.util
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("run_tests", ROOT / "scripts" / "run_tests.py")
-run_tests = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(run_tests)
+import run_tests
 
 
 def test_summary_all_passed():

@@ -7,19 +7,14 @@ renderings it never uses. Each failure names the catalogue and the message.
 """
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
+import translations
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-spec = importlib.util.spec_from_file_location("translations", ROOT / "scripts" / "translations.py")
-translations = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(translations)
 
 
 def write_catalogue(path: Path, messages: dict[str, str], fuzzy=()) -> None:

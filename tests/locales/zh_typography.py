@@ -1,12 +1,10 @@
 """Chinese typography of the catalogues' translations, as rules a reader of a Chinese book expects.
 
-    python scripts/zh_typography.py                    # every catalogue
-    python scripts/zh_typography.py FILE.po [...]      # these catalogues
-    python scripts/zh_typography.py --record-quotes    # with the sources at hand: QUOTES
+    pytest tests/locales/test_zh_typography.py [-k 02_soft_lookup]   # every (or one) catalogue
+    python -m tests.locales.zh_typography --record-quotes          # with the sources at hand: QUOTES
 
-Prints one line per broken rule (``<catalogue>: "<English start>": <rule>: <what>``), a count
-per rule and per catalogue, and a summary line; exits 1 if any rule is broken.
-tests/site/test_zh_typography.py runs it over every catalogue.
+tests/locales/test_zh_typography.py applies the rules to every catalogue, one test each, which
+lists each broken rule as ``"<English start>": <rule>: <what>``.
 
 Only the Chinese of a message is read (a ``msgstr`` holding a CJK character), and only its
 prose: inline code, maths, roles ({ref}`…`, {glue}`…`, {cite}`…`), link targets and URLs are
@@ -41,12 +39,11 @@ import os
 import re
 import sys
 import unicodedata
-from collections import Counter
 from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CATALOGUES = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
 # The source documents, to keep their punctuation in verbatim quotes (as tests/test_glossary.py
 # finds them; without them every quote is held to the rules).
@@ -376,28 +373,8 @@ def check(paths: list[Path], targets: dict | None = None) -> list[tuple[str, str
     return problems
 
 
-def main(argv: list[str]) -> int:
-    if argv == ["--record-quotes"]:
-        return record_quotes()
-    paths = [Path(a) for a in argv] or sorted(CATALOGUES.rglob("*.po"))
-    missing = [str(p) for p in paths if not p.is_file() or p.suffix != ".po"]
-    if missing:
-        print(f"zh_typography: expected .po catalogues, got: {', '.join(missing)}",
-              file=sys.stderr)
-        return 2
-    problems = check(paths)
-    for name, start, rule, what in problems:
-        print(f"{name}: \"{start}\": {rule}: {what}")
-    if problems:
-        print("\nper rule:")
-        for rule, count in sorted(Counter(p[2] for p in problems).items()):
-            print(f"  {rule:22} {count}")
-        print("per catalogue:")
-        for name, count in sorted(Counter(p[0] for p in problems).items()):
-            print(f"  {name:34} {count}")
-    print(f"zh_typography: {len(problems)} problem(s) in {len(paths)} catalogue(s)")
-    return 1 if problems else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    if sys.argv[1:] != ["--record-quotes"]:
+        sys.exit("usage: python -m tests.locales.zh_typography --record-quotes (the rules: "
+                 "pytest tests/locales/test_zh_typography.py)")
+    sys.exit(record_quotes())

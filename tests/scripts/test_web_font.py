@@ -2,15 +2,12 @@
 (scripts/subset_font.py)."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import subset_font
 from fontTools.ttLib import TTFont
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("subset_font", ROOT / "scripts" / "subset_font.py")
-subset_font = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(subset_font)
 
 
 def test_cjk_characters_finds_only_cjk():

@@ -5,9 +5,9 @@ of the Chinese edition, the site checks' `edition` rule and tests/site/test_tran
 """
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import editions
 from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
@@ -15,9 +15,6 @@ from docutils.utils import new_document
 from sphinx_exercise.nodes import exercise_subtitle, exercise_title
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("editions", ROOT / "scripts" / "editions.py")
-editions = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(editions)
 
 
 def test_each_page_links_to_the_same_page_in_the_other_edition():

@@ -1,18 +1,9 @@
-"""The Chinese search's terms (scripts/zh_search.py) and the browser check's counting of the
-pages that hold them (scripts/browser_checks/search.py); the search itself is tried in
-Chromium by that check (`make browser-check`)."""
+"""The Chinese search's terms (scripts/zh_search.py); the search itself is tried in Chromium
+by tests/site/browser/test_search.py (`make browser-check`)."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import zh_search  # noqa: E402
-from browser_checks import search  # noqa: E402
+import zh_search
 
 TERMINOLOGY = """
 terms:
@@ -93,27 +84,3 @@ def test_one_character_terms_are_words():
 def test_without_terms_it_is_sphinx_chinese_search():
     terms = zh_search.TermsChinese({})
     assert terms.split("我们") == zh_search.SearchChinese({}).split("我们")
-
-
-TEXTS = {"a": "束搜索 与 kv 缓存", "b": "只有束", "c": "log_softmax 与 softmaxes"}
-
-
-def test_holders_chinese_anywhere_latin_between_non_letters():
-    assert search.holders(TEXTS, "束搜索") == ["a"]
-    assert search.holders(TEXTS, "KV 缓存") == ["a"]
-    assert search.holders(TEXTS, "softmax") == ["c"]  # log_softmax holds it, softmaxes not
-    assert search.holders(TEXTS, "Softmax") == ["c"]
-
-
-def test_term_problems_name_the_term_the_counts_and_the_missed_pages():
-    texts = {"a": "束搜索", "b": "用束搜索", "c": "搜索"}
-    assert search.term_problems({"束搜索": ["a", "b"], "搜索": ["a", "b", "c"]}, texts) == []
-    assert search.term_problems({"束搜索": ["a"]}, texts) == [
-        "zh/search.html: search: '束搜索' finds 1 page(s), but 2 hold it; missed: b"]
-    assert search.term_problems({"束搜索": ["a", "b", "c"]}, texts) == [
-        "zh/search.html: search: '束搜索' finds 3 page(s), but 2 hold it; found without it: c"]
-
-
-def test_latin_words_may_find_more_pages_than_hold_them():
-    # Sphinx stems a Latin word: logit finds logits.
-    assert search.term_problems({"logit": ["a"]}, {"a": "logits"}) == []

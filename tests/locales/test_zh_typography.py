@@ -1,19 +1,12 @@
-"""The Chinese typography rules (scripts/zh_typography.py): each on a planted defect and on
+"""The Chinese typography rules (tests/locales/zh_typography.py): each on a planted defect and on
 the same message written right; then every catalogue of the book."""
 from __future__ import annotations
-
-import importlib.util
-from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
-ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("zh_typography",
-                                              ROOT / "scripts" / "zh_typography.py")
-typo = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(typo)
+from tests.locales import zh_typography as typo
 
 TARGETS = typo.page_targets()
 PAGE = typo.CATALOGUES / "chapters" / "02_soft_lookup.po"
@@ -112,23 +105,24 @@ def test_english_messages_are_not_read():
     assert rules("see {ref}`ch-decoding`, the *soft* lookup, 20 000") == []
 
 
-def test_the_command_names_file_message_and_rule_and_fails(tmp_path, capsys):
+CATALOGUES = sorted(typo.CATALOGUES.rglob("*.po"))
+
+
+@pytest.mark.parametrize("catalogue", CATALOGUES,
+                         ids=[p.relative_to(typo.CATALOGUES).as_posix() for p in CATALOGUES])
+def test_every_catalogue_follows_the_rules(catalogue):
+    problems = typo.check([catalogue], TARGETS)
+    shown = "\n".join(f"\"{start}\": {rule}: {what}" for _, start, rule, what in problems)
+    assert not problems, f"{len(problems)} typography problem(s):\n{shown}"
+
+
+def test_a_broken_rule_is_named_with_its_message(tmp_path):
     catalog = Catalog(locale="zh_CN")
     catalog.add("A *soft* lookup.", "一次 *软* 查找。")
     catalog.add("Fine.", "很好。")
     path = tmp_path / "page.po"
     with path.open("wb") as f:
         write_po(f, catalog)
-    assert typo.main([str(path)]) == 1
-    out = capsys.readouterr().out
-    assert f'{path}: "A *soft* lookup.": emphasis-space: space before *软*' in out
-    assert "zh_typography: 2 problem(s) in 1 catalogue(s)" in out
-    assert typo.main([str(tmp_path / "missing.po")]) == 2
-    assert "expected .po catalogues, got: " in capsys.readouterr().err
-
-
-def test_every_catalogue_follows_the_rules():
-    problems = typo.check(sorted(typo.CATALOGUES.rglob("*.po")), TARGETS)
-    shown = "\n".join(f"{name}: \"{start}\": {rule}: {what}"
-                      for name, start, rule, what in problems[:30])
-    assert not problems, f"{len(problems)} typography problem(s):\n{shown}"
+    (name, start, rule, what), *_ = typo.check([path], TARGETS)
+    assert (name, start, rule) == (str(path), "A *soft* lookup.", "emphasis-space")
+    assert what.startswith("space before *软*")

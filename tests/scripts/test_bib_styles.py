@@ -1,13 +1,11 @@
 """scripts/bib_styles.py: entries with a shorthand are labelled by it, others alpha-style."""
-import sys
 from pathlib import Path
 
+from bib_styles import ShorthandLabelStyle
 from pybtex.database import parse_file
 from pybtex.style.sorting.author_year_title import SortingStyle
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-from bib_styles import ShorthandLabelStyle  # noqa: E402
 
 
 def test_sources_are_labelled_by_their_shorthand():
