@@ -104,14 +104,20 @@ book-check: $(STAMP)
 	  test $$build -eq 0 && test $$site -eq 0
 
 # Every page of the strict build (book-check) opened in headless Chromium, served on
-# 127.0.0.1, and a few from file:// (scripts/check_browser.py); screenshots in
-# _build/screenshots/ (each page's first screen; `make browser-check FULL=1` for whole
-# pages). Without /usr/bin/chromium it prints "browser check SKIPPED"; with CI set it fails
-# instead.
+# 127.0.0.1, and a few from file:// (tests/site/browser: each rule a test per page, the
+# live pages and explorers compared with the package); screenshots in _build/screenshots/
+# (each page's first screen; `make browser-check FULL=1` for whole pages). BROWSER_JOBS
+# test processes, each with its own Chromium (--dist loadgroup: a page, or a module of
+# interactive tests, stays in one process; the longest start first, tests/site/browser/
+# conftest.py): a test mostly waits (fonts, MathJax, a model
+# in WebAssembly, a click's transition), so more processes than cores. Without
+# /usr/bin/chromium the tests are skipped; with CI set they fail instead.
+BROWSER_JOBS ?= 4
 browser-check: $(STAMP)
-	@echo "== Every page in a real browser (headless Chromium, loopback only) =="
+	@echo "== Every page in a real browser (headless Chromium, loopback only): tests/site/browser =="
 	@test -f $(CHECK_HTML)/index.html || $(PY) scripts/build_book.py --check
-	@$(PY) scripts/check_browser.py $(CHECK_HTML) $(if $(FULL),--full-screenshots)
+	@$(PASSIVE) $(PY) -m pytest -q -rs -p no:randomly -n $(BROWSER_JOBS) --dist loadgroup --no-loadscope-reorder \
+	  --site $(CHECK_HTML) tests/site/browser $(if $(FULL),--full-screenshots)
 
 # The chapters' MyST (labels, {ref}, admonitions, exercises) is rendered by the
 # jupyterlab-myst extension (requirements.txt; tests/test_lab.py checks that it is installed

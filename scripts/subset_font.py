@@ -34,7 +34,7 @@ pages' scripts (``SCRIPTS``: the live translator's messages, the explorers').
 Its figures and explorers speak English. ``_static/cjk.css``
 declares it as the family "WQY Web" for CJK code points only (``unicode-range``), so body
 text, headings and MathJax's text in Chinese render on a machine without any CJK font.
-``tests/site/test_web_font.py`` fails when a page uses a character the committed web
+``tests/scripts/test_web_font.py`` fails when a page uses a character the committed web
 font lacks: rerun this script.
 
 The Chinese edition uses a thousand characters more; it gets a font of its own,

@@ -1,6 +1,4 @@
 """scripts/run_tests.py: the summary that ends `make test`, and a stage run for real."""
-import sys
-
 import run_tests
 
 

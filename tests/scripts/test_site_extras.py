@@ -169,7 +169,7 @@ def test_the_redirect_page_names_the_books_icon(tmp_path):
     html = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert '<meta http-equiv="Refresh" content="0; url=intro.html" />' in html
     assert '<link rel="icon" href="_static/favicon.svg" />' in html
-    assert "<body" not in html  # still a redirect to the checkers (check_browser.is_redirect)
+    assert "<body" not in html  # still a redirect to the tests (tests/site/built.is_redirect)
     (tmp_path / "index.html").unlink()
     site_extras._redirect_with_icon(app, RuntimeError("the build failed"))
     assert not (tmp_path / "index.html").exists()

@@ -38,5 +38,7 @@ def pytest_generate_tests(metafunc):
                 "zh_page": lambda p: p.startswith(built.ZH)}
     for name, keep in editions.items():
         if name in metafunc.fixturenames:
-            pages = [p for p in built.html_pages(site_of(metafunc.config)) if keep(p)]
+            # Each page in one test process (pytest-xdist's --dist loadgroup): read once.
+            pages = [pytest.param(p, marks=pytest.mark.xdist_group(p))
+                     for p in built.html_pages(site_of(metafunc.config)) if keep(p)]
             metafunc.parametrize(name, pages)

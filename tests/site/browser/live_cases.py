@@ -1,6 +1,5 @@
-"""What scripts/browser_checks/live_translator.py types into the live translator page beyond
-held-out sentences, and what Python says about it (not a check of its own: the leading
-underscore keeps check_browser.py from running it).
+"""What tests/site/browser/test_live_inputs.py types into the live translator page beyond
+held-out sentences, what Python says about it, and what the page shows.
 
 - Odd inputs (``odd_inputs``): several sentences on a line and on several lines, Chinese,
   Cyrillic, English, digits only, an over-long sentence, one longer in words than any
@@ -13,18 +12,61 @@ underscore keeps check_browser.py from running it).
 from __future__ import annotations
 
 import inspect
+import json
 from contextlib import nullcontext
 from unittest import mock
 
+PAGE = "chapters/live_translator.html"
 BEAM = 4
+EXTRA, SHORT = 4, 4  # sentences also tried with beam sizes 1 and 8, and max_len SHORT
 TEMPLATES = ("NO_WORDS", "NOT_LATIN", "TOO_LONG", "LONGER_THAN_TRAINING", "MOSTLY_UNKNOWN")
 FILLER = ("le", "chat", "dort", "et", "la", "souris", "mange", "du", "pain")  # one piece each
 
 
+def python_translations(n: int) -> list[dict]:
+    """The first ``n`` test-split sentences: text, source ids, greedy and beam tokens."""
+    from tests.site.browser.package import (MAX_LEN, beam_search, greedy_decode, load_split,
+                                            load_translator, prepare, torch, translate)
+
+    alpha = inspect.signature(translate).parameters["length_penalty"].default
+    model, tok, _ = load_translator()
+    out = []
+    for french, _ in load_split().test[:n]:
+        ids = tok.encode(prepare(french))
+        src = torch.tensor([ids])  # (1, S)
+        greedy = greedy_decode(model, src, MAX_LEN, tok.bos_id, tok.eos_id)[0].tolist()
+        (beam, _), = beam_search(model, src, MAX_LEN, tok.bos_id, tok.eos_id, BEAM,
+                                 length_penalty=alpha)
+        out.append({"text": french, "ids": ids, "greedy": greedy, "beam": beam.tolist()})
+    # Other settings on a few: beam sizes 1 and 8, and a max_len that cuts translations
+    # short (the search's out-of-length branch).
+    for ref in out[:EXTRA]:
+        src = torch.tensor([ref["ids"]])  # (1, S)
+        ref["extra"] = [
+            ({"beam": k, "maxLen": MAX_LEN}, beam_search(
+                model, src, MAX_LEN, tok.bos_id, tok.eos_id, k, length_penalty=alpha)[0][0])
+            for k in (1, 8)] + [
+            ({"beam": 0, "maxLen": SHORT}, greedy_decode(
+                model, src, SHORT, tok.bos_id, tok.eos_id)[0]),
+            ({"beam": BEAM, "maxLen": SHORT}, beam_search(
+                model, src, SHORT, tok.bos_id, tok.eos_id, BEAM, length_penalty=alpha)[0][0])]
+        ref["extra"] = [(options, tokens.tolist()) for options, tokens in ref["extra"]]
+    return out
+
+
+def live_manifest(site) -> dict:
+    """The page's manifest; an assertion says why the page cannot be tested."""
+    assert (site / PAGE).is_file(), f"{PAGE} was not built"
+    path = site / "_static" / "live" / "manifest.json"
+    assert path.is_file(), "no model files (scripts/export_onnx.py did not run or failed)"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    assert manifest["runtime"], "no onnxruntime-web in _static/vendor/ (npm ci failed?)"
+    return manifest
+
+
 def reference():
     """The shipped translator, its tokenizer, what it read in training, MAX_LEN."""
-    from illustrated.limits import training_profile
-    from illustrated.translator import MAX_LEN, load_translator
+    from tests.site.browser.package import MAX_LEN, load_translator, training_profile
 
     model, tok, blob = load_translator()
     return model, tok, training_profile(blob), MAX_LEN
@@ -33,7 +75,7 @@ def reference():
 def _pieces(tok, sentence: str) -> int:
     """``len(tokenizer.encode(prepare(sentence)))``: what check_sentence is given (0 for a
     sentence that prepare() empties: it has no words, and is refused before)."""
-    from illustrated.translator import prepare
+    from tests.site.browser.package import prepare
 
     prepared = prepare(sentence)
     return len(tok.encode(prepared)) if prepared else 0
@@ -71,11 +113,7 @@ def python_verdicts(model, tok, profile, max_len, text: str, templates=None) -> 
     ``templates``: other words for the messages (the Chinese page's), put in place of
     illustrated.limits' English for the call, so that Python's own check_sentence fills
     them."""
-    import torch
-
-    from illustrated import limits
-    from illustrated.decoding import greedy_decode
-    from illustrated.translator import prepare, translate
+    from tests.site.browser.package import greedy_decode, limits, prepare, torch, translate
 
     out = []
     for line in text.split("\n"):  # stdin's lines, as illustrated.translate._read_lines
@@ -96,10 +134,7 @@ def python_verdicts(model, tok, profile, max_len, text: str, templates=None) -> 
 def python_traces(model, tok, french: str, max_len: int) -> dict:
     """The package's own record of decoding ``french``: ``greedy`` and ``beam`` (size BEAM,
     translate()'s length penalty), each a list of steps."""
-    import torch
-
-    from illustrated.decoding import beam_search, greedy_decode
-    from illustrated.translator import prepare, translate
+    from tests.site.browser.package import beam_search, greedy_decode, prepare, torch, translate
 
     alpha = inspect.signature(translate).parameters["length_penalty"].default
     src = torch.tensor([tok.encode(prepare(french))])  # (1, S)
@@ -193,49 +228,52 @@ SCROLL_JS = """() => {
 }"""
 
 
-def check_odd_inputs(page, ref, page_name: str) -> list[str]:
-    """(d) Each odd input typed, greedy: the page's answer is the command's."""
+ODD = ("three sentences on one line", "two lines, a blank line, digits", "Chinese", "Cyrillic",
+       "English", "digits only", "longer than training, wide heat maps", "over-long",
+       "accents, curly apostrophes, no capital, no full stop", "French and Cyrillic",
+       "an empty box after a translation")  # what odd_inputs tries, in its order
+VERDICTS = {"translated", "nothing to translate", "not French", "too long",
+            "longer than any sentence the model was trained on", "mostly unknown words"}
+
+
+def tried(want: list[dict]) -> set[str]:
+    """The verdicts Python's answer to an input gives: refusals, warnings, translated."""
+    return ({w["refusal"].split(":")[0] if w["refusal"] else "translated" for w in want}
+            | {x.split(" (")[0] for w in want for x in w["warnings"]})
+
+
+def odd_input_problems(page, ref, what: str, text: str) -> list[str]:
+    """(d) An odd input typed, greedy: the page's answer is the command's."""
     model, tok, profile, max_len = ref
-    problems, tried = [], set()
-    say = lambda what, text, msg: problems.append(  # noqa: E731
-        f"{page_name}: live: odd input ({what}: {text!r:.40}): {msg}")
-    for what, text in odd_inputs(tok, profile, max_len):
-        want = python_verdicts(model, tok, profile, max_len, text)
-        submit(page, text)
-        shown = page.evaluate(SHOWN_JS)
-        last = page.evaluate("window.liveTranslator.last.sentences")
-        if len(shown["sentences"]) != len(want) or len(last) != len(want):
-            say(what, text, f"the page lists {[s['text'] for s in shown['sentences']]}, "
-                f"Python's sentences are {[w['text'] for w in want]}")
-            continue
-        for i, (seen, got, w) in enumerate(zip(shown["sentences"], last, want)):
-            tried |= {w["refusal"].split(":")[0]} if w["refusal"] else {"translated"}
-            tried |= {x.split(" (")[0] for x in w["warnings"]}
-            mine = {"text": seen["text"], "refusal": seen["refusal"], "warnings": seen["warnings"],
-                    "translation": seen["translation"]}
-            theirs = {k: w.get(k) for k in mine}
-            if mine != theirs:
-                say(what, text, f"sentence {i + 1} shows {mine}, the command says {theirs}")
-            if "ids" in w and (got["srcIds"], got["tokens"]) != (w["ids"], w["tokens"]):
-                say(what, text, f"sentence {i + 1}: ids {got['srcIds']} -> {got['tokens']}, "
-                    f"Python's {w['ids']} -> {w['tokens']}")
-        first = next((w for w in want if "ids" in w), None)
-        maps = first and [[len(first["tokens"]) - 1, len(first["ids"])],
-                          [len(first["ids"]), len(first["ids"])]]
-        if shown["maps"] != (maps or [None, None]) or (shown["lab"] is None) != (first is None):
-            say(what, text, f"heat maps {shown['maps']} and lab {shown['lab']}, expected maps "
-                f"{maps} of its first translated sentence{'' if first else ' (none)'}")
-        if not want and (shown["sentences"] or "first" not in shown["status"]):
-            say(what, text, f"the box is empty, yet the page shows {shown}"[:300])
-        if "wide" in what:
-            problems += [f"{page_name}: live: {m}" for m in check_scroll(page)]
-        if "three sentences" in what:
-            problems += [f"{page_name}: live: {m}" for m in check_menu(page, want)]
-    wanted = {"translated", "nothing to translate", "not French", "too long",
-              "longer than any sentence the model was trained on", "mostly unknown words"}
-    if tried != wanted:
-        problems.append(f"{page_name}: live: the odd inputs no longer try {wanted - tried} "
-                        "(_live_cases.odd_inputs)")
+    problems = []
+    want = python_verdicts(model, tok, profile, max_len, text)
+    submit(page, text)
+    shown = page.evaluate(SHOWN_JS)
+    last = page.evaluate("window.liveTranslator.last.sentences")
+    if len(shown["sentences"]) != len(want) or len(last) != len(want):
+        return [f"the page lists {[s['text'] for s in shown['sentences']]}, Python's "
+                f"sentences are {[w['text'] for w in want]}"]
+    for i, (seen, got, w) in enumerate(zip(shown["sentences"], last, want)):
+        mine = {"text": seen["text"], "refusal": seen["refusal"], "warnings": seen["warnings"],
+                "translation": seen["translation"]}
+        theirs = {k: w.get(k) for k in mine}
+        if mine != theirs:
+            problems.append(f"sentence {i + 1} shows {mine}, the command says {theirs}")
+        if "ids" in w and (got["srcIds"], got["tokens"]) != (w["ids"], w["tokens"]):
+            problems.append(f"sentence {i + 1}: ids {got['srcIds']} -> {got['tokens']}, "
+                            f"Python's {w['ids']} -> {w['tokens']}")
+    first = next((w for w in want if "ids" in w), None)
+    maps = first and [[len(first["tokens"]) - 1, len(first["ids"])],
+                      [len(first["ids"]), len(first["ids"])]]
+    if shown["maps"] != (maps or [None, None]) or (shown["lab"] is None) != (first is None):
+        problems.append(f"heat maps {shown['maps']} and lab {shown['lab']}, expected maps "
+                        f"{maps} of its first translated sentence{'' if first else ' (none)'}")
+    if not want and (shown["sentences"] or "first" not in shown["status"]):
+        problems.append(f"the box is empty, yet the page shows {shown}"[:300])
+    if "wide" in what:
+        problems += check_scroll(page)
+    if "three sentences" in what:
+        problems += check_menu(page, want)
     return problems
 
 
@@ -253,7 +291,7 @@ def check_scroll(page) -> list[str]:
         page.set_viewport_size(size)
     if got["map"] <= got["room"]:
         return [f"the wide input's map ({got['map']:.0f} px) fits the box ({got['room']} px): "
-                "it no longer tests scrolling (make it longer in _live_cases.odd_inputs)"]
+                "it no longer tests scrolling (make it longer in live_cases.odd_inputs)"]
     if not got["scrolls"] or got["past"] > 1 or got["page"] > 0:
         return [f"a {got['map']:.0f}-px heat map does not scroll inside its figure: figure "
                 f"{got['shown']} px wide, {got['past']:.0f} px past the translator's box, "
@@ -287,23 +325,16 @@ LAB_JS = """() => { const lab = document.getElementById('lt-lab');
           fates: [...rows.querySelectorAll('tbody tr')].map(r => r.dataset.fate ?? null)}; }"""
 
 
-def check_lab(page, ref, refs, page_name: str) -> list[str]:
-    """(e) decoding.mjs's trace equals the package's on held-out sentences, greedy and
-    beam; the lab shows it, and moves by buttons, slider and arrow keys."""
+def lab_trace_problems(page, ref, french: str, ids: list[int]) -> list[str]:
+    """(e) decoding.mjs's trace of a held-out sentence, greedy and beam, equals the
+    package's."""
     model, tok, _, max_len = ref
+    want = python_traces(model, tok, french, max_len)
     problems = []
-    for i, r in enumerate(refs):
-        want = python_traces(model, tok, r["text"], max_len)
-        for mode, beam in (("greedy", 0), ("beam", BEAM)):
-            got = page.evaluate("""async ([ids, beam]) => (await window.liveTranslator
-                .translateIds(ids, {beam})).trace""", [r["ids"], beam])
-            problems += [f"{page_name}: live: lab: sentence {i} ({r['text']!r}), {mode}: {m}"
-                         for m in trace_differences(got, want[mode])]
-    for mode, beam in (("greedy", 0), ("beam", BEAM)):  # what the lab shows, typed
-        submit(page, refs[0]["text"], beam)
-        trace = page.evaluate("window.liveTranslator.last.sentences[0].trace")
-        problems += [f"{page_name}: live: lab ({mode}): {m}"
-                     for m in check_lab_view(page, trace, beam)]
+    for mode, beam in (("greedy", 0), ("beam", BEAM)):
+        got = page.evaluate("""async ([ids, beam]) => (await window.liveTranslator
+            .translateIds(ids, {beam})).trace""", [ids, beam])
+        problems += [f"{mode}: {m}" for m in trace_differences(got, want[mode])]
     return problems
 
 
@@ -335,23 +366,20 @@ def check_lab_view(page, trace: list, beam: int) -> list[str]:
     return problems
 
 
-def check_chinese_verdicts(page, ref, page_name: str) -> list[str]:
-    """(c) The Chinese page's refusals and warnings: its own templates, filled as Python's
-    check_sentence fills the English, on a few odd inputs."""
+CHINESE_ODD = ("Chinese", "English", "digits only", "over-long",
+               "longer than training, wide heat maps")  # tried on the Chinese page
+
+
+def chinese_verdict_problems(page, ref, what: str, text: str) -> list[str]:
+    """(c) The Chinese page's refusals and warnings for an odd input: its own templates
+    (messages.mjs), filled as Python's check_sentence fills the English."""
     model, tok, profile, max_len = ref
-    templates = chinese_templates(page)
-    problems = []
-    for what, text in odd_inputs(tok, profile, max_len):
-        if what not in ("Chinese", "English", "digits only", "over-long",
-                        "longer than training, wide heat maps"):
-            continue
-        want = python_verdicts(model, tok, profile, max_len, text, templates)
-        submit(page, text)
-        shown = page.evaluate(SHOWN_JS)["sentences"]
-        mine = [(s["refusal"], s["warnings"]) for s in shown]
-        theirs = [(w["refusal"], w["warnings"]) for w in want]
-        if mine != theirs or not all(any("\u4e00" <= c <= "\u9fff" for c in m or "中")
-                                     for r, ws in mine for m in [r, *ws]):
-            problems.append(f"{page_name}: live: odd input ({what}): the Chinese page says "
-                            f"{mine}, its templates filled by Python say {theirs}")
-    return problems
+    want = python_verdicts(model, tok, profile, max_len, text, chinese_templates(page))
+    submit(page, text)
+    shown = page.evaluate(SHOWN_JS)["sentences"]
+    mine = [(s["refusal"], s["warnings"]) for s in shown]
+    theirs = [(w["refusal"], w["warnings"]) for w in want]
+    if mine != theirs or not all(any("\u4e00" <= c <= "\u9fff" for c in m or "中")
+                                 for r, ws in mine for m in [r, *ws]):
+        return [f"the Chinese page says {mine}, its templates filled by Python say {theirs}"]
+    return []

@@ -1,21 +1,18 @@
 """The explorers (illustrated.explorers) in a real browser, moved as a reader moves them.
 
-For each explorer of the book: open its page, wait until _static/explorers.js has drawn it,
-read what the chart shows (the data of every mark of the Vega view), move its controls with
-the keyboard or pick an option, read again, and check that
+For each explorer of the book, in each edition: open its page, wait until
+_static/explorers.js has drawn it, read what the chart shows (the data of every mark of the
+Vega view), move its controls with the keyboard or pick an option, read again, and check
+that the chart changed, and that it now shows the values the package computes for the new
+setting, computed here by calling the package (the spec supplies only its inputs,
+``usermeta.explorer``: the scores of chapter 2, the seed of chapter 4, the sizes of chapters
+6 and 7; for the beam tree of chapter 10 the recorded tree itself, whose levels up to a step
+the package's ``beam_nodes`` selects).
 
-* the chart changed, and
-* it now shows the values the package computes for the new setting, computed here by
-  calling the package (the spec supplies only its inputs, ``usermeta.explorer``: the
-  scores of chapter 2, the seed of chapter 4, the sizes of chapters 6 and 7; for the beam
-  tree of chapter 10 the recorded tree itself, whose levels up to a step the package's
-  ``beam_nodes`` selects).
-
-The Chinese edition (``zh/``) is checked the same way (its explorers draw the same data),
-and its explorers must show Chinese: every title, axis and legend title and label, control
-name, alt text (``aria-label``) and message holds Chinese and no English word but the
-formulas' symbols and the keys' names (``SYMBOLS``); the chart draws Chinese in the site's
-CJK web font.
+The Chinese edition's explorers draw the same data and must show Chinese: every title, axis
+and legend title and label, control name, alt text (``aria-label``) and message holds
+Chinese and no English word but the formulas' symbols and the keys' names (``SYMBOLS``);
+the chart draws Chinese in the site's CJK web font.
 
 Then the polite degradation, in both editions: with the vendor scripts unreachable each
 explorer says in one line that they are missing, and without JavaScript its note for such
@@ -25,15 +22,13 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+import pytest
 
-from check_browser import open_page  # noqa: E402
+from tests.site.browser import tabs
+
+pytestmark = pytest.mark.xdist_group("explorers")
 
 # Every mark of the view with the data of its items (not axes, legends or titles).
 MARKS_JS = r"""
@@ -101,9 +96,7 @@ def _close(a, b) -> bool:
 
 # ---------------------------------------------------------------- one function per explorer
 def _temperature(div, meta):
-    import torch
-
-    from illustrated.explorers import temperature_weights
+    from tests.site.browser.package import temperature_weights, torch
 
     _slide(div, "log10_tau", -10)  # from τ = 1 to τ = 0.1
     scores = torch.tensor(meta["scores"], dtype=torch.float64)
@@ -113,7 +106,7 @@ def _temperature(div, meta):
 
 
 def _scaling(div, meta):
-    from illustrated.explorers import scaling_weights
+    from tests.site.browser.package import scaling_weights
 
     _slide(div, "log2_d_k", 4)  # from d_k = 64 to 1024
     unscaled, scaled = scaling_weights(1024, meta["S"], meta["seed"])
@@ -124,7 +117,7 @@ def _scaling(div, meta):
 
 
 def _masks(div, meta):
-    from illustrated.explorers import MASK_CELLS, mask_cells
+    from tests.site.browser.package import MASK_CELLS, mask_cells
 
     _slide(div, "src_len", -3)  # 5 -> 2
     _slide(div, "tgt_len", 4)  # 3 -> 7
@@ -139,8 +132,7 @@ def _masks(div, meta):
 
 
 def _positional(div, meta):
-    from illustrated.explorers import position_similarity
-    from illustrated.positional import sinusoidal_encoding
+    from tests.site.browser.package import position_similarity, sinusoidal_encoding
 
     div.locator('select[name="d_model"]').select_option("64")
     _slide(div, "p", -2)  # 30 -> 10
@@ -158,7 +150,7 @@ def _positional(div, meta):
 
 
 def _beam(div, meta):
-    from illustrated.explorers import beam_nodes
+    from tests.site.browser.package import beam_nodes
 
     last = len(meta["levels"]) - 1
     _slide(div, "step", last - 1)  # from step 1 to the last
@@ -182,14 +174,14 @@ def english_words(texts) -> set[str]:
     return {w for t in texts for w in re.findall(r"[A-Za-z_]{2,}", t)} - SYMBOLS
 
 
-def chinese_shown(page_name, kind, texts) -> list[str]:
-    """Problems if the Chinese page's explorer shows an English word or no Chinese."""
+def chinese_shown(texts) -> list[str]:
+    """What is wrong with the words of an explorer on a Chinese page: English words, or no
+    Chinese at all."""
     english = english_words(texts)
     if english:
-        return [f"{page_name}: explorer: {kind} shows English words on the Chinese page: "
-                f"{sorted(english)[:8]}"]
+        return [f"English words on the Chinese page: {sorted(english)[:8]}"]
     if not any(re.search(r"[\u4e00-\u9fff]", t) for t in texts if t):
-        return [f"{page_name}: explorer: {kind} shows no Chinese on the Chinese page"]
+        return ["no Chinese on the Chinese page"]
     return []
 
 
@@ -204,86 +196,66 @@ def _settled(page, div, shows_expected, seconds: float = 3.0):
     return marks
 
 
-def check_explorer(context, origin, page_name, kind) -> list[str]:
-    log = []
-    page = open_page(context, origin, page_name, log)
-    page.goto(f"{origin}/{page_name}", wait_until="load")
-    div = page.locator(f'div.vl-explorer[data-explorer="{kind}"]')
-    if div.count() != 1:
-        return log + [f"{page_name}: explorer: {div.count()} {kind} explorers, expected 1"]
-    try:
-        page.wait_for_function(
-            f'document.querySelector(\'div.vl-explorer[data-explorer="{kind}"]\').dataset.state',
-            timeout=20_000)
-    except Exception:  # noqa: BLE001 - a timeout is reported as a problem
-        return log + [f"{page_name}: explorer: {kind} was not drawn within 20 s"]
+EDITIONS = ["", ZH]
+
+
+@pytest.mark.parametrize("kind", PAGES)
+@pytest.mark.parametrize("edition", EDITIONS, ids=["en", "zh"])
+def test_the_explorer_moves_to_the_packages_values(context, origin, site, edition, kind):
+    name = edition + PAGES[kind]
+    built = site / name
+    assert built.is_file() and f'data-explorer="{kind}"' in built.read_text(), \
+        f"{name} has no {kind} explorer"
+    tab, watched = tabs.open_tab(context, origin, name)
+    div = tab.locator(f'div.vl-explorer[data-explorer="{kind}"]')
+    assert div.count() == 1, f"{div.count()} {kind} explorers, expected 1"
+    tab.wait_for_function(
+        f'document.querySelector(\'div.vl-explorer[data-explorer="{kind}"]\').dataset.state',
+        timeout=20_000)
     state = div.get_attribute("data-state")
-    if state != "ready":
-        return log + [f"{page_name}: explorer: {kind} is {state}: {div.inner_text()[:120]}"]
+    assert state == "ready", f"{kind} is {state}: {div.inner_text()[:120]}"
     meta = div.evaluate("d => JSON.parse(d.querySelector('script[type=\"application/json\"]')"
                         ".textContent).usermeta.explorer")
-    problems = (chinese_shown(page_name, kind, div.evaluate(WORDS_JS))
-                if page_name.startswith(ZH) else [])
+    if edition == ZH:
+        words = chinese_shown(div.evaluate(WORDS_JS))
+        assert not words, f"{kind} shows " + "; ".join(words)
     families = div.evaluate(CJK_FONTS_JS)
-    if any("WQY Web" not in family for family in families):
-        problems.append(f"{page_name}: explorer: {kind} draws Chinese in {families[0]!r}, "
-                        "without the site's CJK web font \"WQY Web\"")
+    assert all("WQY Web" in family for family in families), \
+        f"{kind} draws Chinese in {families[0]!r}, without the site's CJK web font \"WQY Web\""
     before = div.evaluate(MARKS_JS)
     shows_expected, setting = MOVES[kind](div, meta)
-    after = _settled(page, div, shows_expected)
-    if after == before:
-        problems.append(f"{page_name}: explorer: {kind}: the chart did not change at {setting}")
-    if not shows_expected(after):
-        problems.append(f"{page_name}: explorer: {kind}: at {setting} the chart does not show "
-                        "the package's values")
-    page.close()
-    return log + problems
+    after = _settled(tab, div, shows_expected)
+    assert after != before, f"{kind}: the chart did not change at {setting}"
+    assert shows_expected(after), f"{kind}: at {setting} the chart does not show the package's values"
+    assert not watched.problems(), "\n".join(watched.problems())
 
 
-def check_degraded(context, origin, page_name) -> list[str]:
-    """Vendor scripts unreachable: one line says so (in the page's edition). No JavaScript:
-    the note is shown."""
-    problems, missing = [], MISSING[ZH if page_name.startswith(ZH) else ""]
-    page = context.new_page()
-    page.route("**/_static/vendor/*", lambda route: route.abort())
-    page.goto(f"{origin}/{page_name}", wait_until="load")
-    try:  # until explorers.js has given every explorer its state (else reported below)
-        page.wait_for_function("[...document.querySelectorAll('div.vl-explorer')]"
-                               ".every(div => div.dataset.state)", timeout=5000)
-    except Exception:  # noqa: BLE001 - a timeout
-        pass
-    for div in page.locator("div.vl-explorer").all():
-        text = div.inner_text().strip()
-        if div.get_attribute("data-state") != "missing" or "\n" in text or missing not in text:
-            problems.append(f"{page_name}: explorer: without its vendor scripts it says "
-                            f"{text[:100]!r}, not one line that they are missing")
-    page.close()
-    browser_context = context.browser.new_context(java_script_enabled=False)
-    page = browser_context.new_page()
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(origin)
-               else route.abort())
-    page.goto(f"{origin}/{page_name}", wait_until="load")
-    for div in page.locator("div.vl-explorer").all():
-        if "JavaScript" not in div.inner_text():
-            problems.append(f"{page_name}: explorer: without JavaScript it shows no note")
-        elif page_name.startswith(ZH):
-            problems += chinese_shown(page_name, "the note", [div.inner_text()])
-    browser_context.close()
-    return problems
+@pytest.mark.parametrize("edition", EDITIONS, ids=["en", "zh"])
+def test_without_its_vendor_scripts_an_explorer_says_so_in_one_line(context, origin, edition):
+    name = edition + PAGES["temperature"]
+    tab = context.new_page()
+    tab.route("**/_static/vendor/*", lambda route: route.abort())
+    tab.goto(f"{origin}/{name}", wait_until="load")
+    tab.wait_for_function("[...document.querySelectorAll('div.vl-explorer')]"
+                          ".every(div => div.dataset.state)", timeout=5000)
+    said = [(div.get_attribute("data-state"), div.inner_text().strip())
+            for div in tab.locator("div.vl-explorer").all()]
+    assert said and all(state == "missing" and "\n" not in text and MISSING[edition] in text
+                        for state, text in said), \
+        f"without its vendor scripts it says {said}, not one line that they are missing"
 
 
-def check(context, origin, html_dir) -> list[str]:
-    start, problems = time.perf_counter(), []
-    for edition in ("", ZH):
-        for kind, page_name in PAGES.items():
-            page_name = edition + page_name
-            built = Path(html_dir) / page_name
-            if not built.is_file() or f'data-explorer="{kind}"' not in built.read_text():
-                problems.append(f"{page_name}: explorer: the page has no {kind} explorer")
-                continue
-            problems += check_explorer(context, origin, page_name, kind)
-        problems += check_degraded(context, origin, edition + PAGES["temperature"])
-    print(f"explorers: {len(PAGES)} in each edition moved and compared with the package, the "
-          f"Chinese ones' words read, the degraded pages checked: {len(problems)} problem(s) "
-          f"in {time.perf_counter() - start:.0f} s")
-    return problems
+@pytest.mark.parametrize("edition", EDITIONS, ids=["en", "zh"])
+def test_without_javascript_an_explorer_shows_its_note(browser, origin, edition):
+    name = edition + PAGES["temperature"]
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        tab = context.new_page()
+        tab.goto(f"{origin}/{name}", wait_until="load")
+        notes = [div.inner_text() for div in tab.locator("div.vl-explorer").all()]
+    finally:
+        context.close()
+    assert notes and all("JavaScript" in note for note in notes), \
+        f"without JavaScript it shows {notes}, not its note"
+    if edition == ZH:
+        assert not (words := chinese_shown(notes)), "the note shows " + "; ".join(words)

@@ -1,9 +1,9 @@
 """The live writer page (chapters/live_writer.md) against the Python package.
 
 Held-out prompts (the first words of test-split English sentences), written by the page
-in the browser, must equal ``illustrated.sampling.generate`` on the shipped decoder-only
-model, token for token: greedy, and sampled with fixed seeds and settings (temperature,
-top-k, top-p).
+in the browser, must equal the package's ``generate`` on the shipped decoder-only model,
+token for token, one test a prompt: greedy, and sampled with fixed seeds and settings
+(temperature, top-k, top-p).
 
 (a) ids in, ids out: ``window.liveWriter.writeIds`` on Python's prompt ids; each step's
     uniform number and drawn id exactly, its distribution's largest probabilities to
@@ -17,19 +17,18 @@ top-k, top-p).
     on the command line the form stands for, tests/test_live_writer.py's command_says);
     an empty prompt is written from ``<bos>``, as the command writes it;
 (d) the Chinese edition's copy: its words are Chinese, a typed prompt is written as
-    Python writes it, a refusal is in Chinese;
-and opened from file://, the page says in one line to run `make serve`.
+    Python writes it, a refusal is in Chinese.
+(Opened from file://, the page says in one line to run `make serve`: test_file_pages.py.)
 """
 from __future__ import annotations
 
 import json
-import sys
-import time
-from pathlib import Path
 
-from browser_checks.live_translator import check_file_url
+import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.site.browser import tabs
+
+pytestmark = pytest.mark.xdist_group("live_writer")
 
 PAGE = "chapters/live_writer.html"
 ZH_PAGE = "zh/" + PAGE
@@ -53,10 +52,7 @@ def _js(options: dict) -> dict:
 def python_writings(n: int) -> list[dict]:
     """The first ``n`` held-out prompts, then the empty one: text, the command's prompt
     ids, settings, ids written and a summary of each step."""
-    from illustrated.corpus import load_split
-    from illustrated.generate import prompt_ids
-    from illustrated.lm_training import load_lm
-    from illustrated.sampling import generate
+    from tests.site.browser.package import generate, load_lm, load_split, prompt_ids
 
     model, tok, _ = load_lm()
     texts = [" ".join(en.split()[:1 + i % 4]) for i, (_, en) in
@@ -86,10 +82,7 @@ ODD = [("too long", "hello " * 70, {}), ("negative temperature", "I am", {"tempe
 
 def odd_inputs(max_len: int) -> list[tuple[str, str, dict, str]]:
     """(what, prompt, fields, the command's message) for inputs the command refuses."""
-    from illustrated.generate import prompt_ids
-    from illustrated.lm_training import load_lm
-
-    sys.path.insert(0, str(ROOT))
+    from tests.site.browser.package import load_lm, prompt_ids
     from tests.test_live_writer import FORM, command_says
 
     _, tok, _ = load_lm()
@@ -107,10 +100,8 @@ def odd_inputs(max_len: int) -> list[tuple[str, str, dict, str]]:
     return out
 
 
-def differs(page: str, how: str, what: str, got, want) -> list[str]:
-    return [] if got == want else [f"{page}: live: {how}: {what} {got} != Python's {want}"]
-
-
+def differs(what: str, got, want) -> list[str]:
+    return [] if got == want else [f"{what} {got} != Python's {want}"]
 def trace_differences(got: list, want: list) -> list[str]:
     """Steps, u and drawn ids exactly; the probabilities of Python's ten most likely ids
     (``probs``: the page's, of those ids) to TOL."""
@@ -123,23 +114,6 @@ def trace_differences(got: list, want: list) -> list[str]:
             out.append(f"step {i + 1}: u {g['u']} drew {g['chosen']} (top {g['probs'][:3]}), "
                        f"Python u {w['u']} drew {w['chosen']} (top {w['top'][:3]})")
     return out[:3]
-
-
-def check_ids(page, refs) -> list[str]:
-    """(a) writeIds on Python's prompt ids."""
-    problems = []
-    for i, ref in enumerate(refs):
-        tops = [[j for j, _ in step["top"]] for step in ref["trace"]]
-        got = page.evaluate("""async ([ids, o, tops]) => {
-            const r = await window.liveWriter.writeIds(ids, o);
-            return {ids: r.ids, trace: r.trace.map((s, i) => ({u: s.u, chosen: s.chosen,
-                    probs: (tops[i] ?? []).map(j => s.probs[j])}))}; }""",
-                            [ref["ids"], _js(ref["options"]), tops])
-        how = f"prompt {i} ({ref['text']!r}), {ref['options']}, ids in"
-        problems += differs(PAGE, how, "ids", got["ids"], ref["new"])
-        problems += [f"{PAGE}: live: {how}: {m}"
-                     for m in trace_differences(got["trace"], ref["trace"])]
-    return problems
 
 
 def submit(page, text: str, options: dict) -> dict:
@@ -170,32 +144,22 @@ SHOWN_JS = """() => ({
   status: document.getElementById('lw-status').textContent})"""
 
 
-def check_typed(page, refs, name: str = PAGE) -> list[str]:
-    """(b) prompts typed, Write pressed; what the page shows."""
-    problems = []
-    for i, ref in enumerate(refs):
-        last = submit(page, ref["text"], ref["options"])
-        how = f"prompt {i} ({ref['text']!r}), {ref['options']}, typed"
-        if not last or last.get("refusal") or last.get("ids") is None:
-            problems.append(f"{name}: live: {how}: nothing written ({last and last['refusal']}"
-                            f"; {page.locator('#lw-status').text_content()})")
-            continue
-        problems += differs(name, how, "prompt ids", last["promptIds"], ref["ids"])
-        problems += differs(name, how, "ids", last["ids"], ref["new"])
-        problems += differs(name, how, "text", last["text"], ref["written"])
-        shown = page.evaluate(SHOWN_JS)
-        problems += differs(name, how, "chips (prompt, written)",
-                            [shown["prompt"], shown["chips"]], [len(ref["ids"]), len(ref["new"])])
-        last_step = ref["trace"][-1]
-        if shown["chosen"] != [last_step["chosen"]] or not 1 <= len(shown["bars"]) <= 11:
-            problems.append(f"{name}: live: {how}: the last step shows bars {shown['bars']}, "
-                            f"marked {shown['chosen']}; Python drew {last_step['chosen']}")
-    # The slider shows another step: its drawn piece marked.
-    if refs and len(refs[-1]["new"]) > 1:
-        page.locator("#lw-step").fill("1")
-        shown = page.evaluate(SHOWN_JS)
-        problems += differs(name, "step 1 picked on the slider", "marked piece",
-                            shown["chosen"], [refs[-1]["trace"][0]["chosen"]])
+def typed_problems(page, ref) -> list[str]:
+    """(b) A prompt typed, Write pressed; what the page shows."""
+    last = submit(page, ref["text"], ref["options"])
+    if not last or last.get("refusal") or last.get("ids") is None:
+        return [f"nothing written ({last and last['refusal']}; "
+                f"{page.locator('#lw-status').text_content()})"]
+    problems = differs("prompt ids", last["promptIds"], ref["ids"])
+    problems += differs("ids", last["ids"], ref["new"])
+    problems += differs("text", last["text"], ref["written"])
+    shown = page.evaluate(SHOWN_JS)
+    problems += differs("chips (prompt, written)", [shown["prompt"], shown["chips"]],
+                        [len(ref["ids"]), len(ref["new"])])
+    last_step = ref["trace"][-1]
+    if shown["chosen"] != [last_step["chosen"]] or not 1 <= len(shown["bars"]) <= 11:
+        problems.append(f"the last step shows bars {shown['bars']}, marked {shown['chosen']}; "
+                        f"Python drew {last_step['chosen']}")
     return problems
 
 
@@ -214,77 +178,124 @@ def refused(page, text: str, fields: dict) -> list:
                          "document.getElementById('lw-status').textContent]")
 
 
-def check_odd(page, cases) -> list[str]:
-    """(c) each odd input refused in the command's words, in the status line."""
-    problems = []
-    for what, text, fields, message in cases:
-        got = refused(page, text, fields)
-        if got != [message, message]:
-            problems.append(f"{PAGE}: live: odd input ({what}): the page says {got[1]!r} "
-                            f"(refusal {got[0]!r}), the command {message!r}")
-    return problems
+# ---------------------------------------------------------------- the tests
+@pytest.fixture(scope="module")
+def refs():
+    return python_writings(N_PROMPTS)
 
 
-def check_chinese(context, origin: str, refs, cases) -> list[str]:
-    """(d) The Chinese page: Chinese words, Python's ids, a Chinese refusal."""
-    from check_browser import open_page
-
-    log: list[str] = []
-    page = open_page(context, origin, ZH_PAGE, log)
-    page.goto(f"{origin}/{ZH_PAGE}", wait_until="load")
-    page.evaluate("window.liveWriter.ready")
-    zh = lambda s: any("\u4e00" <= c <= "\u9fff" for c in s or "")  # noqa: E731
-    problems = [f"{ZH_PAGE}: live: not Chinese: {s!r}" for s in (
-        page.locator("#lw-status").text_content(), page.locator("#lw-go").text_content())
-        if not zh(s)]
-    problems += check_typed(page, refs[:1], ZH_PAGE)
-    # Refused in Chinese (tests/test_live_writer.py checks that the Chinese words refuse
-    # where the English do).
-    for what, text, fields, _ in cases[:2]:
-        refusal, said = refused(page, text, fields)
-        if not zh(said) or refusal != said:
-            problems.append(f"{ZH_PAGE}: live: odd input ({what}): not refused in Chinese: "
-                            f"{said!r}")
-    page.close()
-    return problems + log
+@pytest.fixture(scope="module")
+def cases(site):
+    return odd_inputs(manifest(site)["max_len"])
 
 
-def check(context, origin: str, html_dir: Path) -> list[str]:
-    from check_browser import open_page
-    from playwright.sync_api import Error
+def manifest(site) -> dict:
+    assert (site / PAGE).is_file(), f"{PAGE} was not built"
+    path = site / "_static" / "live" / "writer.json"
+    assert path.is_file(), "no model files (scripts/export_onnx.py did not run or failed)"
+    found = json.loads(path.read_text(encoding="utf-8"))
+    assert found["runtime"] and found["tokenizer_js"], \
+        "no onnxruntime-web or tokenizer.js in this build"
+    return found
 
-    if not (html_dir / PAGE).is_file():
-        return [f"{PAGE}: live: the page was not built"]
-    path = html_dir / "_static" / "live" / "writer.json"
-    if not path.is_file():
-        return [f"{PAGE}: live: no model files (scripts/export_onnx.py did not run or failed)"]
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    if not (manifest["runtime"] and manifest["tokenizer_js"]):
-        return [f"{PAGE}: live: no onnxruntime-web or tokenizer.js in this build"]
-    start = time.perf_counter()
-    refs, cases = python_writings(N_PROMPTS), odd_inputs(manifest["max_len"])
-    python_s = time.perf_counter() - start
-    log: list[str] = []
-    page = open_page(context, origin, PAGE, log)
-    page.goto(f"{origin}/{PAGE}", wait_until="load")
-    problems = []
-    try:  # the English page, then the Chinese one
-        page.evaluate("window.liveWriter.ready")
-        problems += check_ids(page, refs)
-        problems += check_typed(page, refs[:N_TYPED - 1] + refs[-1:])  # and the empty one
-        shots = html_dir.parent / "screenshots"
-        shots.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(shots / "live_writer_written.png"), full_page=True)
-        problems += check_odd(page, cases)
-        page.close()
-        if (html_dir / ZH_PAGE).is_file():
-            problems += check_chinese(context, origin, refs, cases)
-    except Error as error:  # a page broke: say where, let the other checks run
-        problems.append(f"{PAGE} (or its Chinese copy): live: "
-                        f"{str(error).splitlines()[0][:200]}")
-    problems += log + check_file_url(context, html_dir, PAGE, "#lw-status")
-    print(f"live writer: {len(refs)} prompts, greedy and sampled, ids in and "
-          f"{N_TYPED} typed, {len(cases)} odd inputs, the Chinese page: {len(problems)} "
-          f"problem(s) in {time.perf_counter() - start:.0f} s (Python's own {python_s:.0f} s "
-          "of it)", flush=True)
-    return problems
+
+def _opened(browser, origin, site, name):
+    manifest(site)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab, watched = tabs.open_tab(context, origin, name)
+    tab.evaluate("window.liveWriter.ready")
+    return context, tab, watched
+
+
+@pytest.fixture(scope="module")
+def english(browser, origin, site):
+    context, tab, watched = _opened(browser, origin, site, PAGE)
+    yield tab, watched
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def chinese(browser, origin, site):
+    context, tab, watched = _opened(browser, origin, site, ZH_PAGE)
+    yield tab, watched
+    context.close()
+
+
+@pytest.mark.parametrize("i", range(N_PROMPTS + 1))
+def test_ids_in_ids_out_as_python(english, refs, i):
+    """(a) writeIds on Python's prompt ids (the last prompt is the empty one)."""
+    tab, _ = english
+    ref = refs[i]
+    tops = [[j for j, _ in step["top"]] for step in ref["trace"]]
+    got = tab.evaluate("""async ([ids, o, tops]) => {
+        const r = await window.liveWriter.writeIds(ids, o);
+        return {ids: r.ids, trace: r.trace.map((s, i) => ({u: s.u, chosen: s.chosen,
+                probs: (tops[i] ?? []).map(j => s.probs[j])}))}; }""",
+                       [ref["ids"], _js(ref["options"]), tops])
+    problems = differs("ids", got["ids"], ref["new"]) + trace_differences(got["trace"],
+                                                                          ref["trace"])
+    assert not problems, f"{ref['text']!r}, {ref['options']}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("i", [*range(N_TYPED - 1), -1])  # and the empty prompt
+def test_a_typed_prompt_is_written_as_python(english, refs, i):
+    tab, _ = english
+    problems = typed_problems(tab, refs[i])
+    assert not problems, f"{refs[i]['text']!r}, {refs[i]['options']}:\n" + "\n".join(problems)
+
+
+def test_the_slider_shows_another_step(english, refs, screenshots):
+    tab, _ = english
+    ref = refs[-1]  # the empty prompt: written from <bos>, many steps
+    assert len(ref["new"]) > 1
+    assert not typed_problems(tab, ref)
+    tab.screenshot(path=str(screenshots / "live_writer_written.png"), full_page=True)
+    tab.locator("#lw-step").fill("1")
+    shown = tab.evaluate(SHOWN_JS)
+    assert shown["chosen"] == [ref["trace"][0]["chosen"]], \
+        f"step 1 picked on the slider marks {shown['chosen']}, Python drew {ref['trace'][0]['chosen']}"
+
+
+@pytest.mark.parametrize("what", [what for what, _, _ in ODD])
+def test_an_odd_input_is_refused_in_the_commands_words(english, cases, what):
+    """(c) refused in the command's words, in the status line."""
+    tab, _ = english
+    _, text, fields, message = next(c for c in cases if c[0] == what)
+    got = refused(tab, text, fields)
+    assert got == [message, message], \
+        f"the page says {got[1]!r} (refusal {got[0]!r}), the command {message!r}"
+
+
+def test_the_english_page_worked_cleanly(english):
+    _, watched = english
+    assert not watched.problems(), "\n".join(watched.problems())
+
+
+def zh(text: str) -> bool:
+    return any("\u4e00" <= c <= "\u9fff" for c in text or "")
+
+
+def test_the_chinese_page_speaks_chinese(chinese):
+    tab, _ = chinese
+    for said in (tab.locator("#lw-status").text_content(), tab.locator("#lw-go").text_content()):
+        assert zh(said), f"not Chinese: {said!r}"
+
+
+def test_the_chinese_page_writes_as_python(chinese, refs):
+    tab, _ = chinese
+    problems = typed_problems(tab, refs[0])
+    assert not problems, f"{refs[0]['text']!r}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("what", [what for what, _, _ in ODD[:2]])
+def test_the_chinese_page_refuses_in_chinese(chinese, cases, what):
+    """(tests/test_live_writer.py checks that the Chinese words refuse where the English do.)"""
+    tab, _ = chinese
+    _, text, fields, _ = next(c for c in cases if c[0] == what)
+    refusal, said = refused(tab, text, fields)
+    assert zh(said) and refusal == said, f"not refused in Chinese: {said!r}"
+
+
+def test_the_chinese_page_worked_cleanly(chinese):
+    _, watched = chinese
+    assert not watched.problems(), "\n".join(watched.problems())
