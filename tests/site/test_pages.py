@@ -11,48 +11,41 @@ from tests.site import built
 from tests.site import html_rules as rules
 
 
-def listed(found: list[str]) -> str:
-    return "\n".join(found)
+def none(found: list[str]) -> None:
+    """The rule found nothing; else its findings, one a line."""
+    assert not found, "\n".join(found)
 
 
 def test_no_machine_path(site, page):
-    found = rules.machine_path(built.read(site, page))
-    assert not found, listed(found)
+    none(rules.machine_path(built.read(site, page)))
 
 
 def test_no_raw_restructuredtext(site, page):
-    found = rules.raw_rst(page, built.parsed(site, page))
-    assert not found, listed(found)
+    none(rules.raw_rst(page, built.parsed(site, page)))
 
 
 def test_glued_values_are_not_quoted_strings(site, page):
-    found = rules.glue_quotes(built.parsed(site, page))
-    assert not found, listed(found)
+    none(rules.glue_quotes(built.parsed(site, page)))
 
 
 def test_solutions_are_closed_dropdowns(site, page):
-    found = rules.open_solutions(built.parsed(site, page))
-    assert not found, listed(found)
+    none(rules.open_solutions(built.parsed(site, page)))
 
 
 def test_code_lines_fit_the_column(site, page):
-    found = rules.long_code_lines(built.parsed(site, page))
-    assert not found, listed(found)
+    none(rules.long_code_lines(built.parsed(site, page)))
 
 
 def test_links_to_the_same_page_in_the_other_edition(site, page):
-    found = rules.edition_switch(page, built.parsed(site, page), site)
-    assert not found, listed(found)
+    none(rules.edition_switch(page, built.parsed(site, page), site))
 
 
 def test_chinese_pages_are_chinese(site, zh_page):
-    found = rules.untranslated(built.parsed(site, zh_page))
-    assert not found, listed(found)
+    none(rules.untranslated(built.parsed(site, zh_page)))
 
 
 def test_chinese_emphasis_is_upright(site, zh_page):
-    found = rules.italic_chinese(built.parsed(site, zh_page))
-    assert not found, listed(found)
+    none(rules.italic_chinese(built.parsed(site, zh_page)))
 
 
 def test_sections_have_the_same_ids_in_both_editions(site, en_page):
@@ -67,8 +60,7 @@ def test_sections_have_the_same_ids_in_both_editions(site, en_page):
 
 def test_internal_links_lead_to_a_page_and_its_anchor(site, page):
     anchors_of = functools.partial(_anchors, site)
-    found = rules.broken_links(page, built.parsed(site, page), site, anchors_of)
-    assert not found, listed(found)
+    none(rules.broken_links(page, built.parsed(site, page), site, anchors_of))
 
 
 @functools.cache

@@ -182,11 +182,12 @@ def chinese_templates(page) -> dict:
 
 # ---------------------------------------------------------------- the page's side
 
-def submit(page, text: str, beam: int = 0) -> None:
-    """Type ``text`` into the box, pick greedy or beam, press Translate, wait for the
-    page's answer."""
+def submit(page, text: str | None, beam: int = 0) -> None:
+    """Type ``text`` into the box (None: leave what is typed there), pick greedy or beam,
+    press Translate, wait for the page's answer."""
     runs = page.evaluate("window.liveTranslator.runs")
-    page.locator("#lt-text").fill(text)
+    if text is not None:
+        page.locator("#lt-text").fill(text)
     if beam:
         page.locator("#lt-beam").check()
         page.locator("#lt-beam-size").select_option(str(beam))

@@ -11,9 +11,10 @@ every console error and uncaught script error.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
-import re
+import os
 import socket
 import threading
 from pathlib import Path
@@ -89,8 +90,6 @@ def launch(playwright, origin: str | None = None):
     fonts.write_text(NO_CJK_FONTS, encoding="utf-8")
     guard = [f"--proxy-server={nowhere()}",
              f"--proxy-bypass-list=<-loopback>;{urlparse(origin).netloc}"] if origin else []
-    import os
-
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS + guard,
                                       env={**os.environ, "FONTCONFIG_FILE": str(fonts)})
 
@@ -129,5 +128,14 @@ def open_tab(context, origin: str, name: str, **goto):
     return tab, watched
 
 
-def first_line(error: Exception) -> str:
-    return re.sub(r"\s+", " ", str(error).splitlines()[0])[:200]
+@contextlib.contextmanager
+def live_page(browser, origin: str, name: str, ready: str):
+    """A tab on a live page for a module of tests, once its scripts say they are ``ready``
+    (``"window.liveWriter.ready"``): (the tab, its :class:`Watched`)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        tab, watched = open_tab(context, origin, name)
+        tab.evaluate(ready)
+        yield tab, watched
+    finally:
+        context.close()

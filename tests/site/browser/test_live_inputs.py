@@ -49,27 +49,21 @@ def refs():
 
 
 def _opened(browser, origin, site, name):
-    manifest = live_manifest(site)
-    assert manifest["tokenizer_js"], "this build has no _static/live/tokenizer.js"
+    """The page ``name``, its model loaded: (tab, watched)."""
+    assert live_manifest(site)["tokenizer_js"], "this build has no _static/live/tokenizer.js"
     assert (site / name).is_file(), f"{name} was not built"
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab, watched = tabs.open_tab(context, origin, name)
-    tab.evaluate("window.liveTranslator.ready")
-    return context, tab, watched
+    with tabs.live_page(browser, origin, name, "window.liveTranslator.ready") as opened:
+        yield opened
 
 
 @pytest.fixture(scope="module")
 def english(browser, origin, site):
-    context, tab, watched = _opened(browser, origin, site, PAGE)
-    yield tab, watched
-    context.close()
+    yield from _opened(browser, origin, site, PAGE)
 
 
 @pytest.fixture(scope="module")
 def chinese(browser, origin, site):
-    context, tab, watched = _opened(browser, origin, site, ZH_PAGE)
-    yield tab, watched
-    context.close()
+    yield from _opened(browser, origin, site, ZH_PAGE)
 
 
 def has_chinese(text: str) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import pytest
 
 from tests.site.browser import tabs
-from tests.site.browser.live_cases import BEAM, PAGE, live_manifest, python_translations
+from tests.site.browser.live_cases import BEAM, PAGE, live_manifest, python_translations, submit
 
 pytestmark = pytest.mark.xdist_group("live_translator")
 
@@ -41,11 +41,8 @@ def live(browser, origin, site):
     """The page, opened once for every test here, its model loaded: (tab, watched,
     manifest)."""
     manifest = live_manifest(site)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab, watched = tabs.open_tab(context, origin, PAGE)
-    tab.evaluate("window.liveTranslator.ready")
-    yield tab, watched, manifest
-    context.close()
+    with tabs.live_page(browser, origin, PAGE, "window.liveTranslator.ready") as opened:
+        yield (*opened, manifest)
 
 
 def differs(what: str, got, want) -> list[str]:
@@ -87,15 +84,7 @@ def shown_maps(tab) -> dict:
 
 def translate_typed(tab, beam: int) -> dict:
     """Pick greedy or beam, press the button, wait: the page's last answer."""
-    runs = tab.evaluate("window.liveTranslator.runs")
-    if beam:
-        tab.locator("#lt-beam").check()
-        tab.locator("#lt-beam-size").select_option(str(BEAM))
-    else:
-        tab.locator("#lt-greedy").check()
-    tab.locator("#lt-go").click()
-    tab.wait_for_function(f"window.liveTranslator.runs >= {runs + 1} || document."
-                          "getElementById('lt-app').dataset.state === 'error'", timeout=30000)
+    submit(tab, None, beam)
     return tab.evaluate("window.liveTranslator.last")
 
 

@@ -199,26 +199,18 @@ def manifest(site) -> dict:
     return found
 
 
-def _opened(browser, origin, site, name):
-    manifest(site)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab, watched = tabs.open_tab(context, origin, name)
-    tab.evaluate("window.liveWriter.ready")
-    return context, tab, watched
-
-
 @pytest.fixture(scope="module")
 def english(browser, origin, site):
-    context, tab, watched = _opened(browser, origin, site, PAGE)
-    yield tab, watched
-    context.close()
+    manifest(site)
+    with tabs.live_page(browser, origin, PAGE, "window.liveWriter.ready") as opened:
+        yield opened
 
 
 @pytest.fixture(scope="module")
 def chinese(browser, origin, site):
-    context, tab, watched = _opened(browser, origin, site, ZH_PAGE)
-    yield tab, watched
-    context.close()
+    manifest(site)
+    with tabs.live_page(browser, origin, ZH_PAGE, "window.liveWriter.ready") as opened:
+        yield opened
 
 
 @pytest.mark.parametrize("i", range(N_PROMPTS + 1))

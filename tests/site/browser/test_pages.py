@@ -54,43 +54,43 @@ def looked(browser, origin, screenshots, pytestconfig):
     return look
 
 
-def found(looked, page: str, rule: str) -> str:
-    lines = looked(page)[rule]
-    return "\n".join(lines) if lines else ""
+def none(found: list[str]) -> None:
+    """The rule found nothing; else its findings, one a line."""
+    assert not found, "\n".join(found)
 
 
 def test_requests_stay_on_the_machine_and_succeed(looked, page):
-    assert not (f := found(looked, page, "request")), f
+    none(looked(page)["request"])
 
 
 def test_no_console_errors(looked, page):
-    assert not (f := found(looked, page, "console")), f
+    none(looked(page)["console"])
 
 
 def test_math_is_typeset(looked, page):
-    assert not (f := found(looked, page, "math")), f
+    none(looked(page)["math"])
 
 
 def test_images_load_and_have_alt_text(looked, page):
-    assert not (f := found(looked, page, "image")), f
+    none(looked(page)["image"])
 
 
 def test_closed_solutions_hide_their_code_until_opened(looked, page):
-    assert not (f := found(looked, page, "solution")), f
+    none(looked(page)["solution"])
 
 
 def test_code_does_not_scroll_sideways(looked, page):
-    assert not (f := found(looked, page, "code-width")), f
+    none(looked(page)["code-width"])
 
 
 @pytest.mark.parametrize("width", [fit.WIDE, fit.PHONE])
 def test_everything_fits_the_column(looked, page, width):
-    assert not (f := found(looked, page, f"fit {width} px")), f
+    none(looked(page)[f"fit {width} px"])
 
 
 def test_no_tofu(looked, page):
-    assert not (f := found(looked, page, "tofu")), f
+    none(looked(page)["tofu"])
 
 
 def test_no_chinese_in_italics(looked, page):
-    assert not (f := found(looked, page, "slant")), f
+    none(looked(page)["slant"])
