@@ -107,16 +107,15 @@ book-check: $(STAMP)
 # 127.0.0.1, and a few from file:// (tests/site/browser: each rule a test per page, the
 # live pages and explorers compared with the package); screenshots in _build/screenshots/
 # (each page's first screen; `make browser-check FULL=1` for whole pages). BROWSER_JOBS
-# test processes, each with its own Chromium (--dist loadgroup: a page, or a module of
-# interactive tests, stays in one process; the longest start first, tests/site/browser/
-# conftest.py): a test mostly waits (fonts, MathJax, a model
+# test processes, each with its own Chromium (--dist loadscope: a page, or a module of
+# interactive tests, stays in one process, tests/site/conftest.py; the longest start first): a test mostly waits (fonts, MathJax, a model
 # in WebAssembly, a click's transition), so more processes than cores. Without
 # /usr/bin/chromium the tests are skipped; with CI set they fail instead.
 BROWSER_JOBS ?= 4
 browser-check: $(STAMP)
 	@echo "== Every page in a real browser (headless Chromium, loopback only): tests/site/browser =="
 	@test -f $(CHECK_HTML)/index.html || $(PY) scripts/build_book.py --check
-	@$(PASSIVE) $(PY) -m pytest -q -rs -p no:randomly -n $(BROWSER_JOBS) --dist loadgroup --no-loadscope-reorder \
+	@$(PASSIVE) $(PY) -m pytest -q -rs -p no:randomly -n $(BROWSER_JOBS) --dist loadscope --no-loadscope-reorder \
 	  --site $(CHECK_HTML) tests/site/browser $(if $(FULL),--full-screenshots)
 
 # The chapters' MyST (labels, {ref}, admonitions, exercises) is rendered by the

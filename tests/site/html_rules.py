@@ -235,7 +235,7 @@ def machine_path(html: str, root: Path = ROOT) -> list[str]:
         return []
     context = re.sub(r"<[^>]+>", "", html[max(0, where - 120):where + 60])
     return [f"the build machine's path {root} is on the page ({html.count(str(root))} "
-            f"time(s)): …{context.strip()[-110:]}"]
+            f"time(s)): …{' '.join(context.split())[-110:]}"]
 
 
 # ---------------------------------------------------------------- link

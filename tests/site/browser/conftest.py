@@ -2,10 +2,10 @@
 (``browser``, one per test process, tabs.py) and a fresh ``context`` for each test.
 
 Without /usr/bin/chromium the tests are skipped, or fail where ``CI`` is set. Screenshots
-go to _build/screenshots/ (emptied once at the start of a run). Long groups of tests
+go to _build/screenshots/ (emptied once at the start of a run). Long modules of tests
 (LONGEST: the live pages, the explorers) start first, so that they do not end last; with
-pytest-xdist's ``--dist loadgroup`` each page, and each module of interactive tests, stays
-in one process (one page load, one set of Python references)."""
+pytest-xdist's ``--dist loadscope`` each page, and each module of interactive tests, stays
+in one process (one page load, one set of Python references: tests/site/conftest.py)."""
 from __future__ import annotations
 
 import os

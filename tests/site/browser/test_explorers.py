@@ -28,7 +28,6 @@ import pytest
 
 from tests.site.browser import tabs
 
-pytestmark = pytest.mark.xdist_group("explorers")
 
 # Every mark of the view with the data of its items (not axes, legends or titles).
 MARKS_JS = r"""

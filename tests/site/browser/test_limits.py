@@ -7,12 +7,10 @@ answers and the comparison are tests/test_live_limits.py's, which runs the same 
 (tests/js/limits_answers.mjs) under Node."""
 from __future__ import annotations
 
-import pytest
 
 from tests import test_live_limits as live
 from tests.site.browser import tabs
 
-pytestmark = pytest.mark.xdist_group("limits")
 
 PAGE = "chapters/live_translator.html"
 ASK_JS = """async ([tests, job]) => {

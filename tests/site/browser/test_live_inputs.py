@@ -24,7 +24,6 @@ from tests.site.browser import live_cases as cases
 from tests.site.browser import tabs
 from tests.site.browser.live_cases import PAGE, live_manifest, python_translations
 
-pytestmark = pytest.mark.xdist_group("live_inputs")
 
 ZH_PAGE = "zh/" + PAGE  # the Chinese edition's copy: the same model, its words in Chinese
 N_TRACES = 3  # held-out sentences whose decoding is compared step by step (e)

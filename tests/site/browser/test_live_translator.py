@@ -22,7 +22,6 @@ import pytest
 from tests.site.browser import tabs
 from tests.site.browser.live_cases import BEAM, PAGE, live_manifest, python_translations, submit
 
-pytestmark = pytest.mark.xdist_group("live_translator")
 
 N_SENTENCES = 32
 # (b) types the first N_TYPED of them, key by key, each translated twice: the page's

@@ -28,7 +28,6 @@ import pytest
 
 from tests.site.browser import tabs
 
-pytestmark = pytest.mark.xdist_group("live_writer")
 
 PAGE = "chapters/live_writer.html"
 ZH_PAGE = "zh/" + PAGE

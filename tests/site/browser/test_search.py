@@ -21,7 +21,6 @@ import zh_search
 
 from tests.site.browser import tabs
 
-pytestmark = pytest.mark.xdist_group("search")
 
 # (the search page, what a reader types, a page that must be among the results)
 QUERIES = [("search.html", "mask", "chapters/06_masking.html"),

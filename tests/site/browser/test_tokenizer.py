@@ -7,12 +7,10 @@ tests/test_live_tokenizer.py's, which runs the same questions
 (tests/js/tokenizer_answers.mjs) under Node."""
 from __future__ import annotations
 
-import pytest
 
 from tests import test_live_tokenizer as live
 from tests.site.browser import tabs
 
-pytestmark = pytest.mark.xdist_group("tokenizer")
 
 # A page of the book, not index.html: that one moves on to intro.html, and the move aborted
 # its requests (the icon) and the module's evaluation now and then.
