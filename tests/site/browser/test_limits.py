@@ -7,7 +7,6 @@ answers and the comparison are tests/test_live_limits.py's, which runs the same 
 (tests/js/limits_answers.mjs) under Node."""
 from __future__ import annotations
 
-
 from tests import test_live_limits as live
 from tests.site.browser import tabs
 
@@ -30,5 +29,6 @@ def test_the_page_applies_the_commands_rule(context, origin, site):
     tab, watched = tabs.open_tab(context, origin, PAGE)
     tab.evaluate("window.liveTranslator.ready")  # its own downloads done before it closes
     got = tab.evaluate(ASK_JS, [f"{origin}/_tests/js/", job])
-    assert live.mismatches(job, expected, got) == []
+    found = live.mismatches(job, expected, got)
+    assert not found, "\n".join(found)
     assert not watched.problems(), "\n".join(watched.problems())

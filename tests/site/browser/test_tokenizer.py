@@ -7,7 +7,6 @@ tests/test_live_tokenizer.py's, which runs the same questions
 (tests/js/tokenizer_answers.mjs) under Node."""
 from __future__ import annotations
 
-
 from tests import test_live_tokenizer as live
 from tests.site.browser import tabs
 
@@ -34,5 +33,6 @@ def test_the_page_tokenises_as_python(context, origin, site):
     got = tab.evaluate(ASK_JS, [f"{origin}/_tests/js/", f"/{MODULE}", f"/{DATA}", job])
     # A page closed mid-download leaves a BrokenPipeError in the server's log.
     tab.wait_for_load_state("networkidle", timeout=5000)
-    assert live.mismatches(job, expected, got) == []
+    found = live.mismatches(job, expected, got)
+    assert not found, "\n".join(found)
     assert not watched.problems(), "\n".join(watched.problems())
