@@ -94,13 +94,18 @@ nbval-portable: $(STAMP)
 	@echo "== Notebooks under nbval again: torch on $$($(PORTABLE) $(TORCH_PATH)) =="
 	@$(PORTABLE) $(NBVAL) -n $(JOBS)
 
+# pytest for the tests of the built site (tests/site), without the plugins they do not use:
+# each pytest process imported nbval's nbformat, whose jsonschema builds a grammar at import
+# (2.3 s of CPU a process, five processes in browser-check), and anyio's and platformdirs'.
+SITE_PYTEST := $(PY) -m pytest -q -p no:randomly -p no:nbval -p no:anyio -p no:platformdirs
+
 # The strict build into $(CHECK_HTML) (the reader's _build/html and the execution cache
 # are left alone), then the tests of that site's HTML (tests/site: each rule a test per
 # page); both run and report even if the first fails.
 book-check: $(STAMP)
 	@echo "== Strict book build, then the tests of the built site's pages (tests/site) =="
 	@$(PY) scripts/build_book.py --check; build=$$?; \
-	  $(PY) -m pytest -q -p no:randomly --site $(CHECK_HTML) tests/site; site=$$?; \
+	  $(SITE_PYTEST) --site $(CHECK_HTML) tests/site; site=$$?; \
 	  test $$build -eq 0 && test $$site -eq 0
 
 # Every page of the strict build (book-check) opened in headless Chromium, served on
@@ -115,7 +120,7 @@ BROWSER_JOBS ?= 4
 browser-check: $(STAMP)
 	@echo "== Every page in a real browser (headless Chromium, loopback only): tests/site/browser =="
 	@test -f $(CHECK_HTML)/index.html || $(PY) scripts/build_book.py --check
-	@$(PASSIVE) $(PY) -m pytest -q -rs -p no:randomly -n $(BROWSER_JOBS) --dist loadscope --no-loadscope-reorder \
+	@$(PASSIVE) $(SITE_PYTEST) -rs -n $(BROWSER_JOBS) --dist loadscope --no-loadscope-reorder \
 	  --site $(CHECK_HTML) tests/site/browser $(if $(FULL),--full-screenshots)
 
 # The chapters' MyST (labels, {ref}, admonitions, exercises) is rendered by the

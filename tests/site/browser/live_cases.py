@@ -243,11 +243,10 @@ def tried(want: list[dict]) -> set[str]:
             | {x.split(" (")[0] for w in want for x in w["warnings"]})
 
 
-def odd_input_problems(page, ref, what: str, text: str) -> list[str]:
-    """(d) An odd input typed, greedy: the page's answer is the command's."""
-    model, tok, profile, max_len = ref
+def odd_input_problems(page, want: list[dict], what: str, text: str) -> list[str]:
+    """(d) An odd input typed, greedy: the page's answer is the command's, ``want``
+    (:func:`python_verdicts`)."""
     problems = []
-    want = python_verdicts(model, tok, profile, max_len, text)
     submit(page, text)
     shown = page.evaluate(SHOWN_JS)
     last = page.evaluate("window.liveTranslator.last.sentences")

@@ -7,7 +7,6 @@ answers and the comparison are tests/test_live_limits.py's, which runs the same 
 (tests/js/limits_answers.mjs) under Node."""
 from __future__ import annotations
 
-from tests import test_live_limits as live
 from tests.site.browser import tabs
 
 
@@ -22,6 +21,8 @@ ASK_JS = """async ([tests, job]) => {
 
 
 def test_the_page_applies_the_commands_rule(context, origin, site):
+    from tests import test_live_limits as live  # the package: torch, only where it runs
+
     assert (site / "_static" / "live" / "limits.mjs").is_file(), \
         "the site lacks _static/live/limits.mjs"
     job = live.make_job()

@@ -43,6 +43,14 @@ def odd(package):
 
 
 @pytest.fixture(scope="module")
+def answers(package, odd):
+    """The command's answer to each odd input (python_verdicts), by what it tries."""
+    model, tok, profile, max_len = package
+    return {what: cases.python_verdicts(model, tok, profile, max_len, text)
+            for what, text in odd.items()}
+
+
+@pytest.fixture(scope="module")
 def refs():
     return python_translations(N_TRACES)
 
@@ -70,18 +78,16 @@ def has_chinese(text: str) -> bool:
 
 
 # ---------------------------------------------------------------- (d) odd inputs
-def test_the_odd_inputs_try_every_verdict(package, odd):
+def test_the_odd_inputs_try_every_verdict(odd, answers):
     assert tuple(odd) == cases.ODD, "live_cases.odd_inputs and ODD differ"
-    model, tok, profile, max_len = package
-    verdicts = set().union(*(cases.tried(cases.python_verdicts(model, tok, profile, max_len,
-                                                               text)) for text in odd.values()))
+    verdicts = set().union(*map(cases.tried, answers.values()))
     assert verdicts == cases.VERDICTS, f"the odd inputs no longer try {cases.VERDICTS - verdicts}"
 
 
 @pytest.mark.parametrize("what", cases.ODD)
-def test_an_odd_input_is_answered_as_the_command_does(english, package, odd, what):
+def test_an_odd_input_is_answered_as_the_command_does(english, answers, odd, what):
     tab, _ = english
-    problems = cases.odd_input_problems(tab, package, what, odd[what])
+    problems = cases.odd_input_problems(tab, answers[what], what, odd[what])
     assert not problems, f"{odd[what]!r:.60}:\n" + "\n".join(problems)
 
 

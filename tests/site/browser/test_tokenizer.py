@@ -7,7 +7,6 @@ tests/test_live_tokenizer.py's, which runs the same questions
 (tests/js/tokenizer_answers.mjs) under Node."""
 from __future__ import annotations
 
-from tests import test_live_tokenizer as live
 from tests.site.browser import tabs
 
 
@@ -22,6 +21,7 @@ ASK_JS = """async ([tests, module, data, job]) => {
 
 
 def test_the_page_tokenises_as_python(context, origin, site):
+    from tests import test_live_tokenizer as live  # the package: torch, only where it runs
     from tests.site.browser.package import SubwordTokenizer
 
     missing = [p for p in (MODULE, DATA) if not (site / p).is_file()]
