@@ -38,10 +38,25 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(scope="session")
-def origin(site):
-    server, url = tabs.serve(site)
+def pages_folder(tmp_path_factory):
+    """Where tests write small pages of their own, served as /_tests/pages/."""
+    return tmp_path_factory.mktemp("pages")
+
+
+@pytest.fixture(scope="session")
+def origin(site, pages_folder):
+    server, url = tabs.serve(site, pages_folder)
     yield url
     server.shutdown()
+
+
+@pytest.fixture
+def own_pages(pages_folder, origin, request):
+    """(a folder for this test's own pages, the URL it is served at): the same server and
+    Chromium as the site, no other to start."""
+    folder = pages_folder / request.node.name.replace("/", "_").replace("[", "_").rstrip("]")
+    folder.mkdir()
+    return folder, f"{origin}/_tests/pages/{folder.name}"
 
 
 @pytest.fixture(scope="session")
@@ -60,15 +75,6 @@ def playwright():
 @pytest.fixture(scope="session")
 def browser(playwright, origin):
     browser = tabs.launch(playwright, origin)
-    yield browser
-    browser.close()
-
-
-@pytest.fixture(scope="session")
-def bare_browser(playwright):
-    """Chromium without the guard (still without CJK fonts), for tests that serve small
-    pages of their own on another port."""
-    browser = tabs.launch(playwright)
     yield browser
     browser.close()
 

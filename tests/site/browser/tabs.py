@@ -52,21 +52,27 @@ def js(name: str) -> str:
 
 
 class _Site(http.server.SimpleHTTPRequestHandler):
-    """The site's files; /_tests/js/... from tests/js/."""
+    """The site's files; /_tests/js/... from tests/js/; /_tests/pages/... from the folder
+    ``server.pages`` (the tests' own small pages, :func:`serve`)."""
 
     def translate_path(self, path):
+        path = urlparse(path).path
         if path.startswith("/_tests/js/"):
-            return str(TESTS_JS / Path(urlparse(path).path).name)
+            return str(TESTS_JS / Path(path).name)
+        if path.startswith("/_tests/pages/") and getattr(self.server, "pages", None):
+            return str(self.server.pages / path.removeprefix("/_tests/pages/"))
         return super().translate_path(path)
 
     def log_message(self, *args):
         pass
 
 
-def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    """An HTTP server for ``folder`` on 127.0.0.1 (a free port), in a thread; and its origin."""
+def serve(folder: Path, pages: Path | None = None) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """An HTTP server for ``folder`` on 127.0.0.1 (a free port), in a thread; and its origin.
+    ``pages``: a folder served as /_tests/pages/ (the tests' own small pages)."""
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(_Site, directory=str(folder)))
+    server.pages = pages
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 

@@ -44,18 +44,17 @@ def test_the_header_button_opens_the_contents(context, origin, name, width):
                        f"({'no drawer' if links < 0 else 'empty'})")
 
 
-def test_without_contents_toggle_js_the_drawer_stays_shut(bare_browser, tmp_path):
+def test_without_contents_toggle_js_the_drawer_stays_shut(context, own_pages):
     """The theme binds its drawer to the first .secondary-toggle only (here a hidden one);
     the visible button opens it through _static/contents-toggle.js: without the script the
     drawer stays shut, and the test above would fail."""
     import shutil
 
-    found = {}
-    for folder, script in (("with", '<script src="contents-toggle.js"></script>'),
-                           ("without", "")):
-        (tmp_path / folder).mkdir()
-        shutil.copy(tabs.ROOT / "_static" / "contents-toggle.js", tmp_path / folder)
-        (tmp_path / folder / "p.html").write_text(
+    folder, url = own_pages
+    shutil.copy(tabs.ROOT / "_static" / "contents-toggle.js", folder)
+    for name, script in (("with", '<script src="contents-toggle.js"></script>'),
+                         ("without", "")):
+        (folder / f"{name}.html").write_text(
             '<!DOCTYPE html><html><head><link rel="icon" href="data:,">' + script
             + '</head><body><button class="secondary-toggle" style="display:none">'
             '</button><button class="sidebar-toggle secondary-toggle btn">list</button>'
@@ -63,13 +62,6 @@ def test_without_contents_toggle_js_the_drawer_stays_shut(bare_browser, tmp_path
             '</dialog><script>document.querySelector(".secondary-toggle")'
             '.addEventListener("click", () => document.querySelector("dialog")'
             '.showModal());</script></body></html>', encoding="utf-8")
-    server, origin = tabs.serve(tmp_path)
-    context = bare_browser.new_context()
-    try:
-        for folder in ("with", "without"):
-            found[folder] = contents_links(context, origin, f"{folder}/p.html", 1280,
-                                           wait_ms=300)
-    finally:
-        context.close()
-        server.shutdown()
+    found = {name: contents_links(context, url, f"{name}.html", 1280, wait_ms=300)
+             for name in ("with", "without")}
     assert found == {"with": 1, "without": -1}

@@ -21,12 +21,14 @@ def test_the_browser_runs_without_cjk_fonts(tmp_path):
         assert out.returncode == 0 and out.stdout.strip() == ""
 
 
-def test_tofu_and_slant_find_what_they_must(bare_browser, tmp_path):
+def test_tofu_and_slant_find_what_they_must(context, own_pages):
     """The English pages' switch link drew "□□本页的中文版" (the web font lacked 阅 and 读) and
     the rule passed it: the browser draws a missing CJK character with the web font's own
     box, unlike the U+0378 it was compared with. A page with a web font that has 本 but not
     阅 or 搜, in text and in a search box's placeholder: TOFU_JS names exactly those."""
     from fontTools import subset
+
+    folder, url = own_pages
 
     font = tabs.ROOT / "_static" / "fonts" / "wqy-microhei-web.woff2"
     options = subset.Options()
@@ -35,8 +37,8 @@ def test_tofu_and_slant_find_what_they_must(bare_browser, tmp_path):
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=[ord("本")])
     subsetter.subset(small)
-    subset.save_font(small, str(tmp_path / "f.woff2"), options)
-    (tmp_path / "index.html").write_text(
+    subset.save_font(small, str(folder / "f.woff2"), options)
+    (folder / "index.html").write_text(
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><style>'
         '@font-face { font-family: "WQY Web"; src: url("f.woff2") format("woff2");'
         ' unicode-range: U+2E80-9FFF, U+F900-FAFF, U+FF00-FFEF; font-display: block; }'
@@ -44,22 +46,17 @@ def test_tofu_and_slant_find_what_they_must(bare_browser, tmp_path):
         '<p><a href="#" lang="zh-CN">阅本</a></p><input placeholder="搜本">'
         '<p><em>本</em> <em style="font-style: normal">本本</em> <em>it</em></p></body></html>',
         encoding="utf-8")
-    server, origin = tabs.serve(tmp_path)
-    try:
-        tab = bare_browser.new_page()
-        tab.goto(f"{origin}/index.html", wait_until="load")
-        tab.evaluate("document.fonts.ready")
-        tofu = rules.tofu(tab)
-        slanted = rules.inspect(tab)["slanted"]
-        tab.close()
-    finally:
-        server.shutdown()
+    tab = context.new_page()
+    tab.goto(f"{url}/index.html", wait_until="load")
+    tab.evaluate("document.fonts.ready")
+    tofu = rules.tofu(tab)
+    slanted = rules.inspect(tab)["slanted"]
     assert sorted(t[0] for t in tofu) == ["搜", "阅"], tofu
     assert slanted == ["本"]  # the italic Chinese, not the upright one nor Latin italics
     assert any("placeholder" in t for t in tofu if t[0] == "搜")
 
 
-def test_the_guard_names_and_blocks_every_request_elsewhere(playwright, tmp_path):
+def test_the_guard_names_and_blocks_every_request_elsewhere(context, own_pages, tmp_path):
     """A page of our server asks another server (127.0.0.1, another port: as near as a
     test can reach) for an image and a stylesheet: open_page names both, and the browser
     (launch with our origin) never reaches that server, while our own pages load."""
@@ -81,18 +78,17 @@ def test_the_guard_names_and_blocks_every_request_elsewhere(playwright, tmp_path
         Elsewhere, directory=str(tmp_path)))
     threading.Thread(target=other.serve_forever, daemon=True).start()
     elsewhere = f"http://127.0.0.1:{other.server_address[1]}"
-    (tmp_path / "index.html").write_text(
+    folder, url = own_pages
+    (folder / "index.html").write_text(
         f'<!DOCTYPE html><html><head><title>ours</title>'
         f'<link rel="stylesheet" href="{elsewhere}/s.css"></head>'
         f'<body><img src="{elsewhere}/x.png" alt="x"></body></html>', encoding="utf-8")
-    server, origin = tabs.serve(tmp_path)
     try:
-        browser = tabs.launch(playwright, origin)
-        tab, watched = tabs.open_tab(browser.new_context(), origin, "index.html")
+        tab = context.new_page()
+        watched = tabs.Watched(tab, url.split("/_tests/")[0])
+        tab.goto(f"{url}/index.html", wait_until="load")
         title = tab.title()
-        browser.close()
     finally:
-        server.shutdown()
         other.shutdown()
     assert title == "ours"
     elsewhere_ = sorted(r for r in watched.requests if r.startswith("to another host"))
@@ -132,7 +128,7 @@ def test_fit_problems_allow_scrolling_on_a_phone_only():
     assert [p.split(" ")[0] for p in phone] == ["table", "figure"]
 
 
-def test_fit_rule_in_the_browser(bare_browser, tmp_path):
+def test_fit_rule_in_the_browser(context, own_pages):
     """A small page with what the rule must find: an equation cut by its box (the theme's
     div.math hides overflow, as chapter 5's was cut at "head_i = Attention("), a table
     cell with an ellipsis, a table and an image running past the column, a formula that
@@ -140,9 +136,10 @@ def test_fit_rule_in_the_browser(bare_browser, tmp_path):
     Attention" ran past a phone's screen), a cell's code that wraps, and what is fine (a
     table in the column, a paragraph, and a formula whose hidden copy for screen readers
     is wider than it, as in chapter 14's table)."""
+    folder, url = own_pages
     wide = '<span style="display:inline-block;width:900px">head_i = Attention(</span>'
     svg = "%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 width=%2710%27 height=%2710%27/%3E"
-    (tmp_path / "index.html").write_text(
+    (folder / "index.html").write_text(
         '<!DOCTYPE html><html><head><style>body{margin:0} .bd-article{width:700px;'
         'padding:0 20px} .math{display:flex;overflow:hidden}</style></head><body>'
         '<article class="bd-article">'
@@ -164,20 +161,16 @@ def test_fit_rule_in_the_browser(bare_browser, tmp_path):
         'line-height:20px">'
         'x = 1\n' + "y" * 120 + '</pre></div>'
         '</article></body></html>', encoding="utf-8")
-    server, origin = tabs.serve(tmp_path)
-    try:
-        page = bare_browser.new_page(viewport={"width": 1280, "height": 600})
-        page.goto(f"{origin}/index.html", wait_until="load")
-        found = fit.fit(page)
-        # A page made wider than the window by none of the kinds above.
-        page.set_content('<!DOCTYPE html><body style="margin:0">'
-                         '<article class="bd-article">'
-                         '<div style="position:absolute;left:1500px">far</div>'
-                         '</article></body>')
-        wider = fit.fit(page)
-        page.close()
-    finally:
-        server.shutdown()
+    page = context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 600})
+    page.goto(f"{url}/index.html", wait_until="load")
+    found = fit.fit(page)
+    # A page made wider than the window by none of the kinds above.
+    page.set_content('<!DOCTYPE html><body style="margin:0">'
+                     '<article class="bd-article">'
+                     '<div style="position:absolute;left:1500px">far</div>'
+                     '</article></body>')
+    wider = fit.fit(page)
     at = {width: [p.split(",")[0] for p in found[width]] for width in (1280, 390)}
     assert at[1280] == [
         "equation is cut: its box hides the rest (by div.math)",
