@@ -94,24 +94,34 @@ nbval-portable: $(STAMP)
 	@echo "== Notebooks under nbval again: torch on $$($(PORTABLE) $(TORCH_PATH)) =="
 	@$(PORTABLE) $(NBVAL) -n $(JOBS)
 
+# pytest for the tests of the built site (tests/site), without the plugins they do not use:
+# each pytest process imported nbval's nbformat, whose jsonschema builds a grammar at import
+# (2.3 s of CPU a process, five processes in browser-check), and anyio's and platformdirs'.
+SITE_PYTEST := $(PY) -m pytest -q -p no:randomly -p no:nbval -p no:anyio -p no:platformdirs
+
 # The strict build into $(CHECK_HTML) (the reader's _build/html and the execution cache
-# are left alone), then static checks of that site (scripts/check_site.py); both run and
-# report even if the first fails.
+# are left alone), then the tests of that site's HTML (tests/site: each rule a test per
+# page); both run and report even if the first fails.
 book-check: $(STAMP)
-	@echo "== Strict book build, then static checks of the site =="
+	@echo "== Strict book build, then the tests of the built site's pages (tests/site) =="
 	@$(PY) scripts/build_book.py --check; build=$$?; \
-	  $(PY) scripts/check_site.py $(CHECK_HTML); site=$$?; \
+	  $(SITE_PYTEST) --site $(CHECK_HTML) tests/site; site=$$?; \
 	  test $$build -eq 0 && test $$site -eq 0
 
 # Every page of the strict build (book-check) opened in headless Chromium, served on
-# 127.0.0.1, and a few from file:// (scripts/check_browser.py); screenshots in
-# _build/screenshots/ (each page's first screen; `make browser-check FULL=1` for whole
-# pages). Without /usr/bin/chromium it prints "browser check SKIPPED"; with CI set it fails
-# instead.
+# 127.0.0.1, and a few from file:// (tests/site/browser: each rule a test per page, the
+# live pages and explorers compared with the package); screenshots in _build/screenshots/
+# (each page's first screen; `make browser-check FULL=1` for whole pages). BROWSER_JOBS
+# test processes, each with its own Chromium (--dist loadscope: a page, or a module of
+# interactive tests, stays in one process, tests/site/conftest.py; the longest start first): a test mostly waits (fonts, MathJax, a model
+# in WebAssembly, a click's transition), so more processes than cores. Without
+# /usr/bin/chromium the tests are skipped; with CI set they fail instead.
+BROWSER_JOBS ?= 4
 browser-check: $(STAMP)
-	@echo "== Every page in a real browser (headless Chromium, loopback only) =="
+	@echo "== Every page in a real browser (headless Chromium, loopback only): tests/site/browser =="
 	@test -f $(CHECK_HTML)/index.html || $(PY) scripts/build_book.py --check
-	@$(PY) scripts/check_browser.py $(CHECK_HTML) $(if $(FULL),--full-screenshots)
+	@$(PASSIVE) $(SITE_PYTEST) -rs -n $(BROWSER_JOBS) --dist loadscope --no-loadscope-reorder \
+	  --site $(CHECK_HTML) tests/site/browser $(if $(FULL),--full-screenshots)
 
 # The chapters' MyST (labels, {ref}, admonitions, exercises) is rendered by the
 # jupyterlab-myst extension (requirements.txt; tests/test_lab.py checks that it is installed

@@ -3,7 +3,7 @@
 // Every page starts with a link to the same page in the other edition (scripts/editions.py,
 // edition_link: <p class="edition-switch"><a href="../zh/chapters/06_masking.html">). Both
 // editions give a section the same id (Sphinx keeps the English ids on translated
-// headings; browser_checks/edition_switch.py compares them), so this script gives that
+// headings; tests/site/test_pages.py compares them), so this script gives that
 // link the section being read as its #hash, and the other edition opens at that section.
 // The link moves into the article's sticky header (beside the download and full-screen
 // buttons), so a reader in the middle of a chapter reaches it without scrolling back up;

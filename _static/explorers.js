@@ -5,7 +5,7 @@
 // illustrated.explorers.Explorer.to_html) and a note for readers without JavaScript.
 // scripts/site_extras.py loads this module, after vega, vega-lite and vega-embed, only on
 // pages that have an explorer. The drawn view is kept on the div (div.vegaView) so that the
-// browser check (scripts/browser_checks/explorers.py) can read what the chart shows.
+// browser tests (tests/site/browser/test_explorers.py) can read what the chart shows.
 // The words this script writes follow the page's language (<html lang="zh-CN"> on the
 // Chinese edition, whose explorers come in Chinese: scripts/explorer_editions.py).
 const MESSAGES = {

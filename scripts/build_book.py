@@ -25,7 +25,7 @@ script does not execute (not an .ipynb listed in _toc.yml) is still executed by 
 
 `--check`: notebooks not re-executed (nbval has just proven their committed outputs),
 `-W -n --keep-going`: any warning fails. It builds from scratch into a folder of its own,
-_build/check/html (CHECK_HTML, which scripts/check_site.py and scripts/check_browser.py
+_build/check/html (CHECK_HTML, which the tests of tests/site/ and tests/site/browser/
 read), so the reader's _build/html and the execution cache survive it: `make book` after
 `make test` executes nothing. It builds with a copy of _config.yml in _build/check/ that
 says `execute_notebooks: "off"`, so the real config stays the one a reader uses.

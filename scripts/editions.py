@@ -253,7 +253,7 @@ def _search_terms(app, config):
 
 
 CJK_TEXT = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-ZH_EMPHASIS = "zh-emphasis"  # _static/editions.css; scripts/check_site.py counts the rest
+ZH_EMPHASIS = "zh-emphasis"  # _static/editions.css; tests/site/html_rules.py counts the rest
 
 
 class ChineseEmphasis(SphinxTransform):

@@ -34,7 +34,7 @@ pages' scripts (``SCRIPTS``: the live translator's messages, the explorers').
 Its figures and explorers speak English. ``_static/cjk.css``
 declares it as the family "WQY Web" for CJK code points only (``unicode-range``), so body
 text, headings and MathJax's text in Chinese render on a machine without any CJK font.
-``tests/site/test_web_font.py`` fails when a page uses a character the committed web
+``tests/scripts/test_web_font.py`` fails when a page uses a character the committed web
 font lacks: rerun this script.
 
 The Chinese edition uses a thousand characters more; it gets a font of its own,
@@ -175,12 +175,9 @@ def site_characters(root: Path = ROOT, chinese: bool = False) -> set[str]:
 def switch_link(chinese: bool) -> str:
     """The link to the other edition at the top of every page of an edition: its text is
     scripts/editions.py's (``edition_link``), not a copy that could drift from it."""
-    import importlib.util
+    from editions import edition_link
 
-    spec = importlib.util.spec_from_file_location("editions", ROOT / "scripts" / "editions.py")
-    editions = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(editions)
-    return editions.edition_link("index", chinese)
+    return edition_link("index", chinese)
 
 
 def english_characters(root: Path = ROOT) -> set[str]:

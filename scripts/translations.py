@@ -31,8 +31,7 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po, write_po
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_book import BUILD, ROOT, config_copy, jupyter_book  # noqa: E402
+from build_book import BUILD, ROOT, config_copy, jupyter_book
 
 LANGUAGE = "zh_CN"
 CATALOGUES = ROOT / "locales" / LANGUAGE / "LC_MESSAGES"

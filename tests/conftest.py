@@ -1,12 +1,30 @@
 """The tests draw figures and explorers as the book's executions do: with their Chinese
 renderings (``illustrated.draw.words.carried_editions``; a reader's run carries English only,
-which tests/test_words.py checks)."""
+which tests/test_words.py checks).
+
+tests/site/ tests the built website (make book-check's strict build), tests/site/browser/
+the same site in Chromium: they run only when named (`make book-check` runs tests/site,
+`make browser-check` tests/site/browser), not in a run of all of tests/ (`make unit`),
+which has no site to read."""
 import json
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
+
+SITE_TESTS = Path(__file__).resolve().parent / "site"
+
+
+def pytest_ignore_collect(collection_path, config):
+    """tests/site/ and tests/site/browser/, unless the command line names them (or a path
+    inside them)."""
+    if collection_path not in (SITE_TESTS, SITE_TESTS / "browser"):
+        return None
+    here = config.invocation_params.dir
+    named = [(here / arg.split("::")[0]).resolve() for arg in config.args]
+    return not any(p == collection_path or collection_path in p.parents for p in named)
 
 os.environ.setdefault("ILLUSTRATED_EDITIONS", "en,zh_CN")
 

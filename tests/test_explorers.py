@@ -281,7 +281,6 @@ class _Renderer:
 
 
 def test_the_chinese_build_renders_the_chinese_html(made):
-    sys.path.insert(0, "scripts")
     import explorer_editions
 
     bundle, metadata = made["beam"]._repr_mimebundle_()

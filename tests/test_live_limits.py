@@ -3,7 +3,8 @@ under Node: its sentences, words, non-Latin letters and verdicts (refusals and w
 for word) are Python's on odd inputs, and its idea of a Latin letter is Python's on every
 code point.
 One Node process answers them all (tests/js/live_limits.mjs); the same comparison runs in
-Chromium in scripts/browser_checks/limits.py, which takes its job from here."""
+Chromium in tests/site/browser/test_limits.py, which takes its job from here
+(tests/js/limits_answers.mjs asks the module, under Node and in Chromium alike)."""
 from __future__ import annotations
 
 import json

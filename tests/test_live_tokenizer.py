@@ -3,7 +3,8 @@
 (``illustrated.translator.inference.prepare`` and ``_pieces``, ``SubwordTokenizer.encode`` and
 ``decode``) on every held-out sentence, on tricky inputs and on random ids. One Node process
 answers them all (tests/js/live_tokenizer.mjs). The same comparison runs in Chromium in
-scripts/browser_checks/tokenizer.py, which takes its inputs from here."""
+tests/site/browser/test_tokenizer.py, which takes its inputs from here
+(tests/js/tokenizer_answers.mjs asks the module, under Node and in Chromium alike)."""
 from __future__ import annotations
 
 import json

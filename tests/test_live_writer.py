@@ -3,7 +3,7 @@ Node against ``python -m illustrated generate`` itself: odd fields of the page's
 (as the command line they stand for) get the command's message word for word, or are
 accepted with the same settings; prompts get ``generate.prompt_ids``'s ids or its
 refusal. The Chinese words refuse exactly where the English do. One Node process
-(tests/js/live_writer.mjs); the browser check scripts/browser_checks/live_writer.py
+(tests/js/live_writer.mjs); the browser check tests/site/browser/test_live_writer.py
 types some of these into the page."""
 from __future__ import annotations
 

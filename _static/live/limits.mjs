@@ -7,7 +7,7 @@
 //
 // The messages are templates with {name} fields, filled as Python's str.format fills them:
 // messages.mjs holds them, the English word for word illustrated.translator.limits' constants.
-// tests/test_live_limits.py (Node) and scripts/browser_checks/live_translator.py (Chromium)
+// tests/test_live_limits.py (Node) and tests/site/browser/test_live_inputs.py (Chromium)
 // check every function here against Python.
 
 import { PY_SPACE, pyStrip } from "./tokenizer.js";
@@ -22,7 +22,7 @@ const LETTERS = /\p{L}/gu;
 // JavaScript has no character names, but it has scripts: the letters of the Latin script
 // are those letters, less the ones below, whose names do not say LATIN (the modifier
 // letters ʰ ᵃ …, the signs K Å, Ⅎ ⅎ Ↄ ⱽ). tests/test_live_limits.py (Node) and
-// scripts/browser_checks/limits.py (Chromium) compare this with Python on every code point.
+// tests/site/browser/test_limits.py (Chromium) compare this with Python on every code point.
 const LATIN_SCRIPT = /\p{Script=Latin}/u;
 const LATIN_UNNAMED = new RegExp("[\\u02b0-\\u02b8\\u02e0-\\u02e4\\u1d2c-\\u1d5c\\u1d9b-\\u1dbe" +
   "\\u212a\\u212b\\u2132\\u214e\\u2183\\u2c7d\\ua770\\ua7f2-\\ua7f4\\ua7f8\\ua7f9\\uab5c-\\uab5f" +

@@ -5,7 +5,7 @@
 // lab (lab.mjs) for one sentence; its words come from messages.mjs, in the edition's
 // language.
 //
-// For the browser check (scripts/browser_checks/live_translator.py) the page exposes
+// For the browser tests (tests/site/browser/test_live_translator.py) the page exposes
 // window.liveTranslator: `ready` (a promise), `runs` (presses of Translate answered so far),
 // `last` (the last one's sentences: verdicts and ids) and translateIds(srcIds, {beam})
 // (ids in, ids out and the decoding's trace, no tokenizer).

@@ -8,7 +8,7 @@
 // and illustrated.translator.tokenizer.SubwordTokenizer, which runs the `tokenizers` library (Rust) on
 // illustrated/shipped/tatoeba/tokenizer.json: a byte-level BPE (GPT-2's scheme). Each step below
 // names the Python or Rust function it mirrors; tests/test_live_tokenizer.py (Node) and
-// scripts/browser_checks/tokenizer.py (Chromium) check it against Python sentence by sentence.
+// tests/site/browser/test_tokenizer.py (Chromium) check it against Python sentence by sentence.
 // No dependencies, no build step.
 
 // ------------------------------------------------------------------ text normalisation

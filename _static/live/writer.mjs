@@ -5,7 +5,7 @@
 // in the command's words: messages.mjs's `writer`), and the model writes by sampling.mjs's
 // `generate` (illustrated.decoder_only.sampling.generate) over the ONNX graph (model.mjs's LiveWriter).
 //
-// For the browser check (scripts/browser_checks/live_writer.py) the page exposes
+// For the browser tests (tests/site/browser/test_live_writer.py) the page exposes
 // window.liveWriter: `ready` (a promise), `runs` (presses of Write answered so far),
 // `last` (the last one: prompt ids, written ids, text, refusal) and
 // writeIds(promptIds, options) (ids in, ids and trace out, no tokenizer).

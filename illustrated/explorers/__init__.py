@@ -19,7 +19,7 @@ An :class:`.Explorer` shows itself in three ways:
 
 Each spec carries its inputs and settings in ``usermeta["explorer"]``; the book's browser
 check moves each control and compares what is drawn with the package's values, computed
-again from those inputs (``scripts/browser_checks/explorers.py``).
+again from those inputs (``tests/site/browser/test_explorers.py``).
 
 One module per chapter's experiment; import the names from here
 (``from illustrated import explorers``):

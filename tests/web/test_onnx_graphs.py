@@ -1,7 +1,5 @@
 """illustrated.web.onnx_graphs: the ONNX graphs of the live translator page and of the live
 writer page, run by onnxruntime, against the PyTorch models on held-out sentences."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -128,7 +126,6 @@ def test_bad_input_named(shipped, tmp_path):
 
 
 def test_script_says_why_and_fails(tmp_path, monkeypatch, capsys):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
     import export_onnx
 
     bad = tmp_path / "translator.pt"
