@@ -19,6 +19,8 @@ each page's messages as it reads it; what it does not do on its own for this boo
    and the solutions' titles follow the translated exercises.
 5. The search: Sphinx indexes Chinese words with jieba, which logs its progress: kept quiet.
 6. Emphasis on Chinese text is set as Chinese books set it, not in italics (``ChineseEmphasis``).
+   The footer says the licence in Chinese (``ZH_FOOTER``; the English is _config.yml's
+   ``html: extra_footer:``).
 7. The nodes of a translated message (or of an ``eval-rst`` block, in both editions) belong
    to their page (``_one_document``): its saved doctree does not carry the build environment.
 
@@ -47,6 +49,14 @@ from sphinx_exercise.nodes import exercise_subtitle, is_exercise_node
 WEB_FONT = "fonts/wqy-microhei-web.woff2"  # the name _static/cjk.css loads
 ZH_WEB_FONT = "fonts/wqy-microhei-web-zh.woff2"  # scripts/subset_font.py writes both
 ZH = "zh"  # the Chinese edition's folder in the site (scripts/build_book.py ZH)
+#: The licence in the footer of every Chinese page: _config.yml's ``html: extra_footer:``
+#: in Chinese, with the same links (the Creative Commons summary in Chinese). Its characters
+#: are in the Chinese web font (scripts/subset_font.py reads them here).
+ZH_FOOTER = ('代码采用 <a href="https://opensource.org/license/mit" rel="license">MIT 许可证</a>；'
+             '正文与图采用 <a href="https://creativecommons.org/licenses/by-sa/4.0/deed.zh-hans" '
+             'rel="license">CC BY-SA 4.0</a> 许可；Tatoeba 的句子采用 '
+             '<a href="https://creativecommons.org/licenses/by/2.0/fr/">'
+             'CC BY 2.0 FR</a> 许可。')
 
 
 def is_chinese(app) -> bool:
@@ -68,6 +78,13 @@ def edition_link(pagename: str, chinese: bool) -> str:
 def _edition_switch(app, pagename, templatename, context, doctree):
     if doctree is not None and "body" in context:
         context["body"] = edition_link(pagename, is_chinese(app)) + context["body"]
+
+
+def _footer(app, config):
+    """The Chinese edition's footer says the licence in Chinese (Jupyter Book puts
+    _config.yml's ``html: extra_footer:`` into the theme's options)."""
+    if is_chinese(app):
+        config.html_theme_options = {**config.html_theme_options, "extra_footer": ZH_FOOTER}
 
 
 def _quiet_jieba(app, config):
@@ -220,6 +237,7 @@ def setup(app):
     app.add_transform(SolutionsFollowTranslatedExercises)
     app.add_transform(ChineseEmphasis)
     app.connect("config-inited", _quiet_jieba)
+    app.connect("config-inited", _footer)
     app.connect("config-inited", _search_terms)
     app.connect("html-page-context", _edition_switch)
     app.connect("doctree-resolved", _exercise_titles_for_gettext)

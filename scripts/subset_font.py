@@ -39,7 +39,8 @@ font lacks: rerun this script.
 
 The Chinese edition uses a thousand characters more; it gets a font of its own,
 ``_static/fonts/wqy-microhei-web-zh.woff2`` (``edition_characters()``: the English pages',
-every translation in ``locales/zh_CN/``, the Chinese pages' switch link, the figures' and
+every translation in ``locales/zh_CN/``, the Chinese pages' switch link and footer
+(scripts/editions.py), the figures' and
 explorers' words (their catalogues: the explorers are drawn in the page's font; the
 Chinese alt texts the notebooks keep), and the Chinese of the words Sphinx, the theme and the extensions write on a Chinese page: "搜索",
 "上一页" ...). scripts/editions.py serves it to
@@ -193,12 +194,15 @@ def english_characters(root: Path = ROOT) -> set[str]:
 
 def edition_characters(root: Path = ROOT) -> set[str]:
     """Every CJK character of the Chinese edition: the English pages' (``english_characters``),
-    the translations', the Chinese pages' switch link, the figures' and explorers' words
-    (their catalogues, and the Chinese alt texts the notebooks keep) and the translated
+    the translations', the Chinese pages' switch link and footer, the figures' and explorers'
+    words (their catalogues, and the Chinese alt texts the notebooks keep) and the translated
     words of Sphinx, the theme and the extensions."""
     import sphinx
 
+    from editions import ZH_FOOTER
+
     found = english_characters(root) | cjk_characters(switch_link(chinese=True))
+    found |= cjk_characters(ZH_FOOTER)  # the licence at the foot of every Chinese page
     found |= cjk_characters("".join(figure_characters(root))) | site_characters(root, True)
     for path in root.glob(ZH_CATALOGUES):
         found |= cjk_characters(path.read_text(encoding="utf-8"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import subset_font
+from editions import ZH_FOOTER
 from fontTools.ttLib import TTFont
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,6 +99,7 @@ def test_chinese_editions_font_covers_every_character_of_its_pages():
 
 def test_edition_characters_include_the_translations_and_the_themes_words():
     found = subset_font.edition_characters()
+    assert subset_font.cjk_characters(ZH_FOOTER) <= found  # the licence in every footer
     assert {"搜", "索"} <= found  # Sphinx's and the theme's "搜索" (search)
     assert {"剪", "贴"} <= found  # the copy button's "复制到剪贴板" (copy to clipboard)
     assert subset_font.english_characters() < found

@@ -42,6 +42,10 @@ machine-path No page shows where the book was built: the repository's own absolu
 link         Every link of a page to another page of the site (or to a file in it) leads to
              a page that exists, and a link with a #fragment to an element with that id
              (or an <a name>) on that page.
+licence      Every page's footer says the licence, linking to each: the code's (MIT), the
+             text's and figures' (CC BY-SA 4.0), as _config.yml's `html: extra_footer:`
+             writes it; on a page of the Chinese edition, in Chinese (scripts/editions.py,
+             ZH_FOOTER).
 """
 from __future__ import annotations
 
@@ -67,6 +71,9 @@ CODE_LINE = 100  # the longest source line allowed: no wrap from 1200 px up (lay
 CJK = re.compile("[\u4e00-\u9fff]")
 ZH_EMPHASIS = "zh-emphasis"  # scripts/editions.py, ChineseEmphasis
 GENERATED = {"genindex.html", "py-modindex.html", "search.html"}  # Sphinx's, no article
+# The licences every page's footer links to (rel="license"), by a part of their address.
+LICENCES = {"MIT": "opensource.org/license/mit",
+            "CC BY-SA 4.0": "creativecommons.org/licenses/by-sa/4.0/"}
 # A section's id, in the HTML Sphinx writes (<section id="the-padding-mask">).
 SECTION_ID = re.compile(r'<section id="([^"]+)"')
 
@@ -268,4 +275,18 @@ def broken_links(page: str, doc, site: Path, anchors_of) -> list[str]:
             found.append(f"{href} -> no file {path}")
         elif fragment and path.endswith(".html") and fragment not in anchors_of(path):
             found.append(f"{href} -> {path} has no anchor #{fragment}")
+    return found
+
+
+# ---------------------------------------------------------------- licence
+def licence_footer(page: str, doc) -> list[str]:
+    """What the footer's licence (the theme's extra_footer) lacks on ``page``."""
+    footer = doc.xpath(f"//footer//*[{has('extra_footer')}]")
+    if not footer:
+        return ["no licence in the footer (_config.yml, html: extra_footer:)"]
+    links = footer[0].xpath(".//a[@rel='license']/@href")
+    found = [f"the footer does not link to the {name} licence ({address})"
+             for name, address in LICENCES.items() if not any(address in h for h in links)]
+    if page.startswith(ZH) and not CJK.search(words(footer[0])):
+        found.append(f"the footer says the licence in English: {words(footer[0])[:60]!r}")
     return found

@@ -312,3 +312,36 @@ def test_broken_links_name_missing_files_and_anchors(tmp_path):
 def test_anchors_are_ids_and_names():
     assert rules.anchors(doc('<p id="a"><a name="b">x</a><span id="c"></span></p>')) == {
         "a", "b", "c"}
+
+
+# ---------------------------------------------------------------- licence
+def footer(text: str) -> str:
+    """The theme's footer with the extra_footer _config.yml sets."""
+    return ('<footer class="bd-footer-content"><div class="footer-item">'
+            f'<div class="extra_footer">{text}</div></div></footer>')
+
+
+MIT = '<a href="https://opensource.org/license/mit" rel="license">MIT</a>'
+BY_SA = ('<a href="https://creativecommons.org/licenses/by-sa/4.0/{}" rel="license">'
+         'CC BY-SA 4.0</a>')
+
+
+def test_licence_rule_wants_both_licences_linked_in_the_footer():
+    good = footer(f"Code: {MIT}. Text: {BY_SA.format('')}.")
+    assert rules.licence_footer(CHAPTER, doc(good)) == []
+    assert rules.licence_footer(CHAPTER, doc("<footer><p>By us</p></footer>")) == [
+        "no licence in the footer (_config.yml, html: extra_footer:)"]
+    found = rules.licence_footer(CHAPTER, doc(footer(f"Code: {MIT}. Text: CC BY-SA 4.0.")))
+    assert found == ["the footer does not link to the CC BY-SA 4.0 licence "
+                     "(creativecommons.org/licenses/by-sa/4.0/)"]
+    unlicensed = MIT.replace(' rel="license"', "")
+    assert rules.licence_footer(CHAPTER, doc(footer(f"{unlicensed} {BY_SA.format('')}"))) == [
+        "the footer does not link to the MIT licence (opensource.org/license/mit)"]
+
+
+def test_licence_rule_wants_the_chinese_footer_in_chinese():
+    chinese = footer(f"代码采用 {MIT} 许可证；正文与图采用 {BY_SA.format('deed.zh-hans')} 许可。")
+    english = footer(f"Code: {MIT}. Text: {BY_SA.format('')}.")
+    assert rules.licence_footer("zh/" + CHAPTER, doc(chinese)) == []
+    assert rules.licence_footer("zh/" + CHAPTER, doc(english))[0].startswith(
+        "the footer says the licence in English")

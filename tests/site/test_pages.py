@@ -63,6 +63,10 @@ def test_internal_links_lead_to_a_page_and_its_anchor(site, page):
     none(rules.broken_links(page, built.parsed(site, page), site, anchors_of))
 
 
+def test_footer_says_the_licence(site, page):
+    none(rules.licence_footer(page, built.parsed(site, page)))
+
+
 @functools.cache
 def _anchors(site, path: str) -> set[str]:
     return rules.anchors(built.parsed(site, path))
