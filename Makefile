@@ -177,7 +177,7 @@ bench: $(STAMP)
 # same on every CPU; retrain only on purpose.
 #
 # The small trained translator that chapters 10 and 11 load (38 s on a quiet 2-core CPU,
-# README).
+# CONTRIBUTING.md).
 checkpoint: $(STAMP)
 	$(PY) -m illustrated train --out illustrated/shipped/toy_translator.pt
 
