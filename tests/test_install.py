@@ -103,7 +103,7 @@ def closure(reqs: list[Requirement]) -> dict[str, metadata.Distribution]:
     """The installed distributions (of the interpreter running the tests, the project's
     ``.venv``) that ``reqs`` need, with what they need in turn, markers evaluated here."""
     found: dict[str, metadata.Distribution] = {}
-    todo = [(r, "") for r in reqs]
+    todo, extras_seen = [(r, "") for r in reqs], set()
     while todo:
         req, extra = todo.pop()
         if req.marker is not None and not req.marker.evaluate({"extra": extra}):
@@ -116,7 +116,8 @@ def closure(reqs: list[Requirement]) -> dict[str, metadata.Distribution]:
         if key not in found:
             found[key] = dist
             todo += [(Requirement(r), "") for r in dist.requires or []]
-        for e in req.extras:  # a requirement such as foo[bar]: foo's extra bar too
+        for e in set(req.extras) - {x for k, x in extras_seen if k == key}:
+            extras_seen.add((key, e))  # a requirement such as foo[bar]: foo's extra bar too
             todo += [(Requirement(r), e) for r in dist.requires or []]
     return found
 
