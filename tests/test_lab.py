@@ -3,12 +3,12 @@
 JupyterLab renders MyST markup (labels, {ref} roles, admonitions, exercises) only through the
 jupyterlab-myst extension, pinned in requirements.txt; without it a reader sees
 `(ch-soft-lookup)=` and "{ref}`chapter 1 <ch-black-box>`" as text. These tests ask the
-installed JupyterLab's own configuration, without starting it (well under a second).
-scripts/check_lab.py opens a chapter in a running JupyterLab in Chromium (about 30 s).
+installed JupyterLab's own configuration and read the notebooks, without starting JupyterLab
+(a few seconds). tests/lab/ opens the notebooks in a running JupyterLab in Chromium
+(`make lab-check`, minutes).
 """
 import functools
 import re
-import sys
 from pathlib import Path
 
 import nbformat
@@ -16,6 +16,8 @@ import pytest
 from jupyter_core.paths import jupyter_config_path, jupyter_path
 from jupyter_server.extension.config import ExtensionConfigManager
 from jupyterlab_server.config import get_federated_extensions, get_page_config
+
+from scripts.execute_notebooks import FOLDED, kernelspec_metadata, solution_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb")) + sorted(
@@ -65,8 +67,6 @@ def test_jupyterlab_myst_is_enabled():
 @functools.cache
 def lab_kernelspec() -> dict:
     """The kernelspec JupyterLab writes for the kernel `make lab` starts."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from execute_notebooks import kernelspec_metadata
     return kernelspec_metadata()
 
 
@@ -80,3 +80,25 @@ def test_opening_a_notebook_in_jupyterlab_changes_nothing(path):
         f"{path.name}: its kernelspec {committed} is not the kernel JupyterLab starts "
         f"({expected}), so opening it marks it changed; scripts/execute_notebooks.py "
         "writes the right one (make notebooks NB=...)")
+
+
+def folded_as_jupyterlab_keeps_it(cell) -> bool:
+    """Input and outputs hidden, with the ``collapsed`` JupyterLab writes beside them
+    (a markdown cell: its text hidden)."""
+    if cell.cell_type == "code":
+        return cell.metadata.get("jupyter") == FOLDED and cell.metadata.get("collapsed") is True
+    return cell.metadata.get("jupyter") == {"source_hidden": True} and "collapsed" not in cell.metadata
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_the_cells_of_every_solution_are_folded(path):
+    """JupyterLab folds a cell whose metadata says so; the cells of a solution, and only
+    those, say so (scripts/execute_notebooks.py writes it: make notebooks NB=...)."""
+    nb = nbformat.read(path, as_version=4)
+    inside = solution_cells(nb)
+    folded = [i for i, cell in enumerate(nb.cells)
+              if cell.metadata.get("jupyter") or "collapsed" in cell.metadata]
+    otherwise = [i for i in inside if not folded_as_jupyterlab_keeps_it(nb.cells[i])]
+    assert (folded, otherwise) == (inside, []), (
+        f"{path.name}: cells folded {folded}, the solutions' cells {inside}, folded otherwise "
+        f"than JupyterLab keeps it {otherwise}; scripts/execute_notebooks.py folds them")
