@@ -12,6 +12,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+LAB_EXTENSION := $(VENV)/share/jupyter/labextensions/illustrated-lab
 NB     ?= chapters/*.ipynb appendix/*.ipynb
 JOBS   ?= 2
 PIP    := $(PY) -m pip install --quiet --disable-pip-version-check --progress-bar off \
@@ -49,7 +50,13 @@ TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capabilit
 
 .PHONY: translations checkpoint checkpoint-real checkpoint-lm bench book test unit nbval nbval-portable book-check browser-check lab serve notebooks clean install
 
-install: $(STAMP)
+install: $(STAMP) $(LAB_EXTENSION)
+
+# The book's JupyterLab extension (labextension/: glued numbers, citations, explorers and
+# folded solutions as on the pages; plain JavaScript, no build step), linked into the
+# environment's JupyterLab, which loads it from there (`jupyter labextension list`).
+$(LAB_EXTENSION): | $(STAMP)
+	@mkdir -p $(dir $@) && ln -sfn $(CURDIR)/labextension $@
 
 # pip compiles every installed module to bytecode one file after another (half of a
 # 101 s install on 2 cores); --no-compile and then compileall on every core did the same
@@ -75,11 +82,11 @@ book: $(STAMP)
 
 # Every stage runs and reports, even after one has failed; scripts/run_tests.py ends with
 # one line per stage and a verdict, and exits non-zero if any stage failed.
-test: $(STAMP)
+test: $(STAMP) $(LAB_EXTENSION)
 	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit nbval nbval-portable book-check browser-check
 
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
-unit: $(STAMP)
+unit: $(STAMP) $(LAB_EXTENSION)
 	@echo "== Unit tests (tests/) =="
 	@$(PASSIVE) $(PY) -m pytest -q -rs --durations=5 -n $(JOBS) tests
 
@@ -119,7 +126,7 @@ browser-check: $(STAMP)
 # as scripts/execute_notebooks.py starts them (no "running over TCP without encryption").
 # Jupyter refuses to run as root without --allow-root (containers run as root); more
 # flags with ARGS, e.g. make lab ARGS="--no-browser --ip 0.0.0.0 --port 8889".
-lab: $(STAMP)
+lab: $(STAMP) $(LAB_EXTENSION)
 	$(VENV)/bin/jupyter lab --KernelManager.transport_encryption=auto \
 	  $(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
 
