@@ -6,6 +6,7 @@
 # and, for people working on the book:
 #   make serve [PORT=8000]            the built book on http://127.0.0.1:8000/
 #   make lab [ARGS=...]               JupyterLab from the same .venv (--allow-root as root)
+#   make lab-check [ONLY=02_soft_lookup]  every notebook opened in JupyterLab in Chromium
 #   make notebooks [NB=chapters/x.ipynb]  re-execute chapters and appendix notebooks in place, in a fresh kernel
 #   make translations                 after an English edit: merge it into the Chinese catalogues
 PYTHON ?= python3
@@ -48,7 +49,7 @@ PORTABLE := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capability(), \
 	'kernels,', torch.get_num_threads(), 'thread(s)')"
 
-.PHONY: translations checkpoint checkpoint-real checkpoint-lm bench book test unit nbval nbval-portable book-check browser-check lab serve notebooks clean install
+.PHONY: translations checkpoint checkpoint-real checkpoint-lm bench book test unit nbval nbval-portable book-check browser-check lab lab-check serve notebooks clean install
 
 install: $(STAMP) $(LAB_EXTENSION)
 
@@ -121,14 +122,24 @@ browser-check: $(STAMP)
 	@$(PY) scripts/check_browser.py $(CHECK_HTML) $(if $(FULL),--full-screenshots)
 
 # The chapters' MyST (labels, {ref}, admonitions, exercises) is rendered by the
-# jupyterlab-myst extension (requirements.txt; tests/test_lab.py checks that it is installed
-# and enabled, scripts/check_lab.py opens chapters in Chromium). Kernels talk over CurveZMQ,
+# jupyterlab-myst extension (requirements.txt), and what it cannot know of the book (glued
+# numbers, citations, explorers, folded solutions) by the book's own (labextension/);
+# tests/test_lab.py checks that both are installed and enabled, make lab-check opens every
+# notebook in Chromium. Kernels talk over CurveZMQ,
 # as scripts/execute_notebooks.py starts them (no "running over TCP without encryption").
 # Jupyter refuses to run as root without --allow-root (containers run as root); more
 # flags with ARGS, e.g. make lab ARGS="--no-browser --ip 0.0.0.0 --port 8889".
 lab: $(STAMP) $(LAB_EXTENSION)
 	$(VENV)/bin/jupyter lab --KernelManager.transport_encryption=auto \
 	  $(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
+
+# Every notebook opened in JupyterLab in headless Chromium (tests/lab/): it reads as its
+# page does, and opening and saving it changes nothing. About 5 minutes on 2 cores, so not
+# part of `make test`; run it after changing labextension/, the jupyterlab or jupyterlab-myst
+# pins, or a chapter's markup. One notebook: make lab-check ONLY=02_soft_lookup.
+ONLY ?=
+lab-check: $(STAMP) $(LAB_EXTENSION)
+	@$(PY) -m pytest -q -m lab tests/lab $(if $(ONLY),-k "$(ONLY)")
 
 # The website (make book's _build/html; built first if missing) on http://127.0.0.1:$(PORT)/
 # until Ctrl-C; another port with PORT=8001.
