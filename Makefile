@@ -62,6 +62,11 @@ install: $(STAMP) $(LAB_EXTENSION)
 $(LAB_EXTENSION): | $(STAMP)
 	@mkdir -p $(dir $@) && ln -sfn $(CURDIR)/labextension $@
 
+# rfc3987-syntax (jsonschema's optional checker of the "iri" format, pulled in by
+# jupyter-events' jsonschema[format-nongpl]) builds a Lark grammar whenever jsonschema is
+# imported: 1.0 s of CPU in every process that imports nbformat, which every notebook does
+# through myst_nb's glue (63 kernels in make test's three nbval stages). Nothing here checks
+# that format; jsonschema skips it when the package is missing, and `pip check` is content.
 # pip compiles every installed module to bytecode one file after another (half of a
 # 101 s install on 2 cores); --no-compile and then compileall on every core did the same
 # in 49 s + 26 s. Compiled here, not on first import: PYTHONDONTWRITEBYTECODE may be set,
@@ -75,6 +80,7 @@ $(STAMP): requirements.txt pyproject.toml
 	@start=$$(date +%s) && \
 	  { $(PIP) --no-compile -r requirements.txt && \
 	    $(PIP) --no-deps --no-build-isolation -e . && \
+	    $(PY) -m pip uninstall --quiet --yes --disable-pip-version-check rfc3987-syntax && \
 	    { $(PY) -m compileall -qq -j 0 $(VENV)/lib || true; } ; } > $(INSTALL_LOG) 2>&1 || \
 	  { tail -n 30 $(INSTALL_LOG); echo "The install failed (the last lines of pip's" \
 	    "messages above; all of them in $(INSTALL_LOG))."; exit 1; } && \
