@@ -147,7 +147,7 @@ lab: $(STAMP) $(LAB_EXTENSION)
 	  $(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
 
 # Every notebook opened in JupyterLab in headless Chromium (tests/lab/): it reads as its
-# page does, and opening and saving it changes nothing. About 5 minutes on 2 cores, so not
+# page does, and opening and saving it changes nothing. About 3 minutes on 2 cores, so not
 # part of `make test`; run it after changing labextension/, the jupyterlab or jupyterlab-myst
 # pins, or a chapter's markup. One notebook: make lab-check ONLY=02_soft_lookup.
 ONLY ?=
