@@ -19,14 +19,14 @@ const MESSAGES = {
              "is missing; rebuild the book with npm installed (make book).",
     failed: "This explorer could not be drawn: ",
     // Added to a failure on a page opened from disk, where a browser refuses some files.
-    served: " Opened from a file, the book may need to be served: run make serve and open " +
-            "http://127.0.0.1:8000/.",
+    served: " Browsers may not run this page from a file: run make serve and open the " +
+            "address it prints.",
   },
   zh: {
     missing: "交互演示无法运行：网站自带的 vega-embed（_static/vendor/）缺失；" +
              "请在装好 npm 后重新构建本书（make book）。",
     failed: "交互演示未能画出：",
-    served: "本页从本地文件打开，可能需要经由服务器：请运行 make serve，再打开 http://127.0.0.1:8000/。",
+    served: "浏览器可能不会从本地文件运行本页：请运行 make serve，再打开它给出的地址。",
   },
 };
 const WORDS = document.documentElement.lang.startsWith("zh") ? MESSAGES.zh : MESSAGES.en;
