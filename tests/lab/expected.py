@@ -5,6 +5,7 @@ its solutions. tests/lab/test_jupyterlab.py compares the lab with these; tests/t
 checks the same facts without a browser."""
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -22,7 +23,9 @@ REFERENCES = ROOT / "labextension" / "static" / "references.json"
 ROLE = re.compile(r"\{([a-z][\w:-]*)\}`([^`]*)`")
 
 
+@functools.cache
 def read(path: Path) -> nbformat.NotebookNode:
+    """The notebook, read once a session (the tests only read it)."""
     return nbformat.read(path, as_version=4)
 
 
