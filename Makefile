@@ -14,6 +14,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 LAB_EXTENSION := $(VENV)/share/jupyter/labextensions/illustrated-lab
+NO_GRAMMAR := $(VENV)/.without-rfc3987-syntax
 NB     ?= chapters/*.ipynb appendix/*.ipynb
 JOBS   ?= 2
 PIP    := $(PY) -m pip install --quiet --disable-pip-version-check --progress-bar off \
@@ -54,7 +55,7 @@ TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capabilit
 
 .PHONY: translations checkpoint checkpoint-real checkpoint-lm bench book test unit nbval nbval-avx2 nbval-portable book-check browser-check lab lab-check serve notebooks clean install
 
-install: $(STAMP) $(LAB_EXTENSION)
+install: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
 
 # The book's JupyterLab extension (labextension/: glued numbers, citations, explorers and
 # folded solutions as on the pages; plain JavaScript, no build step), linked into the
@@ -67,6 +68,11 @@ $(LAB_EXTENSION): | $(STAMP)
 # imported: 1.0 s of CPU in every process that imports nbformat, which every notebook does
 # through myst_nb's glue (63 kernels in make test's three nbval stages). Nothing here checks
 # that format; jsonschema skips it when the package is missing, and `pip check` is content.
+# Uninstalled after every install (and in an environment installed before this rule).
+$(NO_GRAMMAR): $(STAMP)
+	@$(PY) -m pip uninstall --quiet --yes --disable-pip-version-check rfc3987-syntax
+	@touch $@
+
 # pip compiles every installed module to bytecode one file after another (half of a
 # 101 s install on 2 cores); --no-compile and then compileall on every core did the same
 # in 49 s + 26 s. Compiled here, not on first import: PYTHONDONTWRITEBYTECODE may be set,
@@ -80,7 +86,6 @@ $(STAMP): requirements.txt pyproject.toml
 	@start=$$(date +%s) && \
 	  { $(PIP) --no-compile -r requirements.txt && \
 	    $(PIP) --no-deps --no-build-isolation -e . && \
-	    $(PY) -m pip uninstall --quiet --yes --disable-pip-version-check rfc3987-syntax && \
 	    { $(PY) -m compileall -qq -j 0 $(VENV)/lib || true; } ; } > $(INSTALL_LOG) 2>&1 || \
 	  { tail -n 30 $(INSTALL_LOG); echo "The install failed (the last lines of pip's" \
 	    "messages above; all of them in $(INSTALL_LOG))."; exit 1; } && \
@@ -92,26 +97,26 @@ book: $(STAMP)
 
 # Every stage runs and reports, even after one has failed; scripts/run_tests.py ends with
 # one line per stage and a verdict, and exits non-zero if any stage failed.
-test: $(STAMP) $(LAB_EXTENSION)
+test: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
 	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit nbval nbval-avx2 nbval-portable book-check browser-check
 
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
-unit: $(STAMP) $(LAB_EXTENSION)
+unit: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
 	@echo "== Unit tests (tests/) =="
 	@$(PASSIVE) $(PY) -m pytest -q -rs --durations=5 -n $(JOBS) tests
 
 # The first path draws every figure and explorer in both editions, as `make notebooks` does
 # (ILLUSTRATED_EDITIONS: the Chinese renderings go into the outputs' metadata, which nbval
 # does not compare); the second in English only, as a reader's run: 25 s less.
-nbval: $(STAMP)
+nbval: $(STAMP) $(NO_GRAMMAR)
 	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
 	@$(PASSIVE) ILLUSTRATED_EDITIONS=en,zh_CN $(NBVAL) -n $(NATIVE_JOBS)
 
-nbval-avx2: $(STAMP)
+nbval-avx2: $(STAMP) $(NO_GRAMMAR)
 	@echo "== Notebooks under nbval again: torch on $$($(AVX2) $(TORCH_PATH)) =="
 	@$(AVX2) $(NBVAL) -n $(JOBS)
 
-nbval-portable: $(STAMP)
+nbval-portable: $(STAMP) $(NO_GRAMMAR)
 	@echo "== Notebooks under nbval again: torch on $$($(PORTABLE) $(TORCH_PATH)) =="
 	@$(PORTABLE) $(NBVAL) -n $(JOBS)
 
@@ -151,7 +156,7 @@ lab: $(STAMP) $(LAB_EXTENSION)
 # part of `make test`; run it after changing labextension/, the jupyterlab or jupyterlab-myst
 # pins, or a chapter's markup. One notebook: make lab-check ONLY=02_soft_lookup.
 ONLY ?=
-lab-check: $(STAMP) $(LAB_EXTENSION)
+lab-check: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
 	@$(PY) -m pytest -q -m lab tests/lab $(if $(ONLY),-k "$(ONLY)")
 
 # The website (make book's _build/html; built first if missing) on http://127.0.0.1:$(PORT)/
