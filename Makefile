@@ -107,7 +107,7 @@ unit: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
 
 # The first path draws every figure and explorer in both editions, as `make notebooks` does
 # (ILLUSTRATED_EDITIONS: the Chinese renderings go into the outputs' metadata, which nbval
-# does not compare); the second in English only, as a reader's run: 25 s less.
+# does not compare); the other two in English only, as a reader's run: 25 s less each.
 nbval: $(STAMP) $(NO_GRAMMAR)
 	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
 	@$(PASSIVE) ILLUSTRATED_EDITIONS=en,zh_CN $(NBVAL) -n $(NATIVE_JOBS)
@@ -143,8 +143,8 @@ browser-check: $(STAMP)
 # jupyterlab-myst extension (requirements.txt), and what it cannot know of the book (glued
 # numbers, citations, explorers, folded solutions) by the book's own (labextension/);
 # tests/test_lab.py checks that both are installed and enabled, make lab-check opens every
-# notebook in Chromium. Kernels talk over CurveZMQ,
-# as scripts/execute_notebooks.py starts them (no "running over TCP without encryption").
+# notebook in Chromium. Kernels talk over CurveZMQ, as scripts/execute_notebooks.py starts
+# them (no "running over TCP without encryption").
 # Jupyter refuses to run as root without --allow-root (containers run as root); more
 # flags with ARGS, e.g. make lab ARGS="--no-browser --ip 0.0.0.0 --port 8889".
 lab: $(STAMP) $(LAB_EXTENSION)
