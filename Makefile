@@ -1,17 +1,20 @@
 # Two commands do everything on a fresh machine (they create .venv and install first):
 #   make book   build the website into _build/html
-#   make test   unit tests + every notebook under nbval, twice (two CPU kernel paths) +
+#   make test   unit tests + every notebook under nbval, three times (three CPU kernel paths) +
 #               a strict (0-warning) book build into _build/check/html + static checks of
 #               that site + every page in headless Chromium; a summary line per stage
 # and, for people working on the book:
 #   make serve [PORT=8000]            the built book on http://127.0.0.1:8000/
 #   make lab [ARGS=...]               JupyterLab from the same .venv (--allow-root as root)
+#   make lab-check [ONLY=02_soft_lookup]  every notebook opened in JupyterLab in Chromium
 #   make notebooks [NB=chapters/x.ipynb]  re-execute chapters and appendix notebooks in place, in a fresh kernel
 #   make translations                 after an English edit: merge it into the Chinese catalogues
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+LAB_EXTENSION := $(VENV)/share/jupyter/labextensions/illustrated-lab
+NO_GRAMMAR := $(VENV)/.without-rfc3987-syntax
 NB     ?= chapters/*.ipynb appendix/*.ipynb
 JOBS   ?= 2
 PIP    := $(PY) -m pip install --quiet --disable-pip-version-check --progress-bar off \
@@ -39,17 +42,36 @@ NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q --durations=5 --dist loadscope -p no:
 # per kernel: JOBS workers.
 NATIVE_JOBS ?= 2
 PASSIVE := OMP_WAIT_POLICY=PASSIVE
-# A second CPU path for nbval: torch's portable kernels instead of this CPU's vectorised
-# ones (AVX2/AVX-512), and one thread instead of several (another reduction order). The
-# kernels nbval starts inherit these variables.
+# Two more CPU paths for nbval, so that the outputs are checked on the three kernel paths
+# a reader's CPU may take: AVX2 kernels (most laptops; this CPU's AVX-512 ones gave other
+# last bits, and a chapter printed other losses there) and torch's portable kernels
+# (no vector instructions), each with one thread instead of several (another reduction
+# order). The kernels nbval starts inherit these variables.
+AVX2     := ATEN_CPU_CAPABILITY=avx2 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 PORTABLE := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 # Which kernels and how many threads torch uses under the current environment.
 TORCH_PATH := $(PY) -c "import torch; print(torch.backends.cpu.get_cpu_capability(), \
 	'kernels,', torch.get_num_threads(), 'thread(s)')"
 
-.PHONY: translations checkpoint checkpoint-real checkpoint-lm bench book test unit nbval nbval-portable book-check browser-check lab serve notebooks clean install
+.PHONY: translations checkpoint checkpoint-real checkpoint-lm bench book test unit nbval nbval-avx2 nbval-portable book-check browser-check lab lab-check serve notebooks clean install
 
-install: $(STAMP)
+install: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
+
+# The book's JupyterLab extension (labextension/: glued numbers, citations, explorers and
+# folded solutions as on the pages; plain JavaScript, no build step), linked into the
+# environment's JupyterLab, which loads it from there (`jupyter labextension list`).
+$(LAB_EXTENSION): | $(STAMP)
+	@mkdir -p $(dir $@) && ln -sfn $(CURDIR)/labextension $@
+
+# rfc3987-syntax (jsonschema's optional checker of the "iri" format, pulled in by
+# jupyter-events' jsonschema[format-nongpl]) builds a Lark grammar whenever jsonschema is
+# imported: 1.0 s of CPU in every process that imports nbformat, which every notebook does
+# through myst_nb's glue (63 kernels in make test's three nbval stages). Nothing here checks
+# that format; jsonschema skips it when the package is missing, and `pip check` is content.
+# Uninstalled after every install (and in an environment installed before this rule).
+$(NO_GRAMMAR): $(STAMP)
+	@$(PY) -m pip uninstall --quiet --yes --disable-pip-version-check rfc3987-syntax
+	@touch $@
 
 # pip compiles every installed module to bytecode one file after another (half of a
 # 101 s install on 2 cores); --no-compile and then compileall on every core did the same
@@ -75,22 +97,26 @@ book: $(STAMP)
 
 # Every stage runs and reports, even after one has failed; scripts/run_tests.py ends with
 # one line per stage and a verdict, and exits non-zero if any stage failed.
-test: $(STAMP)
-	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit nbval nbval-portable book-check browser-check
+test: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
+	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit nbval nbval-avx2 nbval-portable book-check browser-check
 
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
-unit: $(STAMP)
+unit: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
 	@echo "== Unit tests (tests/) =="
 	@$(PASSIVE) $(PY) -m pytest -q -rs --durations=5 -n $(JOBS) tests
 
 # The first path draws every figure and explorer in both editions, as `make notebooks` does
 # (ILLUSTRATED_EDITIONS: the Chinese renderings go into the outputs' metadata, which nbval
-# does not compare); the second in English only, as a reader's run: 25 s less.
-nbval: $(STAMP)
+# does not compare); the other two in English only, as a reader's run: 25 s less each.
+nbval: $(STAMP) $(NO_GRAMMAR)
 	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
 	@$(PASSIVE) ILLUSTRATED_EDITIONS=en,zh_CN $(NBVAL) -n $(NATIVE_JOBS)
 
-nbval-portable: $(STAMP)
+nbval-avx2: $(STAMP) $(NO_GRAMMAR)
+	@echo "== Notebooks under nbval again: torch on $$($(AVX2) $(TORCH_PATH)) =="
+	@$(AVX2) $(NBVAL) -n $(JOBS)
+
+nbval-portable: $(STAMP) $(NO_GRAMMAR)
 	@echo "== Notebooks under nbval again: torch on $$($(PORTABLE) $(TORCH_PATH)) =="
 	@$(PORTABLE) $(NBVAL) -n $(JOBS)
 
@@ -124,14 +150,24 @@ browser-check: $(STAMP)
 	  --site $(CHECK_HTML) tests/site/browser $(if $(FULL),--full-screenshots)
 
 # The chapters' MyST (labels, {ref}, admonitions, exercises) is rendered by the
-# jupyterlab-myst extension (requirements.txt; tests/test_lab.py checks that it is installed
-# and enabled, scripts/check_lab.py opens chapters in Chromium). Kernels talk over CurveZMQ,
-# as scripts/execute_notebooks.py starts them (no "running over TCP without encryption").
+# jupyterlab-myst extension (requirements.txt), and what it cannot know of the book (glued
+# numbers, citations, explorers, folded solutions) by the book's own (labextension/);
+# tests/test_lab.py checks that both are installed and enabled, make lab-check opens every
+# notebook in Chromium. Kernels talk over CurveZMQ, as scripts/execute_notebooks.py starts
+# them (no "running over TCP without encryption").
 # Jupyter refuses to run as root without --allow-root (containers run as root); more
 # flags with ARGS, e.g. make lab ARGS="--no-browser --ip 0.0.0.0 --port 8889".
-lab: $(STAMP)
+lab: $(STAMP) $(LAB_EXTENSION)
 	$(VENV)/bin/jupyter lab --KernelManager.transport_encryption=auto \
 	  $(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
+
+# Every notebook opened in JupyterLab in headless Chromium (tests/lab/): it reads as its
+# page does, and opening and saving it changes nothing. About 3 minutes on 2 cores, so not
+# part of `make test`; run it after changing labextension/, the jupyterlab or jupyterlab-myst
+# pins, or a chapter's markup. One notebook: make lab-check ONLY=02_soft_lookup.
+ONLY ?=
+lab-check: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
+	@$(PY) -m pytest -q -m lab tests/lab $(if $(ONLY),-k "$(ONLY)")
 
 # The website (make book's _build/html; built first if missing) on http://127.0.0.1:$(PORT)/
 # until Ctrl-C; another port with PORT=8001.

@@ -7,10 +7,12 @@ Use it after changing the `illustrated` package or a chapter, then commit the no
 The kernel is this interpreter's (the project's .venv), so outputs never depend on
 whatever Jupyter kernels a machine happens to have installed.
 
+It also folds every solution's cells for JupyterLab (`fold_solutions`).
 `run_notebook` is also what `make book` (scripts/build_book.py) executes chapters with.
 """
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -81,11 +83,58 @@ def kernelspec_metadata(name: str = "python3") -> dict:
     return {"display_name": spec.display_name, "language": spec.language, "name": name}
 
 
+SOLUTION_MARK = re.compile(r"\{(solution-start|solution-end)\}")
+#: A cell folded in JupyterLab: its input and its outputs hidden until a click unfolds them.
+FOLDED = {"source_hidden": True, "outputs_hidden": True}
+
+
+def solution_cells(nb: nbformat.NotebookNode) -> list[int]:
+    """The indices of the cells inside a gated solution: after the cell that opens it
+    (``{solution-start}``) and before the cell that closes it (``{solution-end}``). The
+    cells that hold either mark also hold the exercise's words, and are not in the list."""
+    inside, cells = False, []
+    for index, cell in enumerate(nb.cells):
+        marks = SOLUTION_MARK.findall(cell.source) if cell.cell_type == "markdown" else []
+        if inside and not marks:
+            cells.append(index)
+        for mark in marks:
+            inside = mark == "solution-start"
+    return cells
+
+
+def fold_solutions(nb: nbformat.NotebookNode) -> None:
+    """Fold the cells of every solution, and only those, for JupyterLab.
+
+    The book shows a solution closed under its exercise (sphinx-exercise's dropdown);
+    JupyterLab, through jupyterlab-myst, folds the solution's first words the same way but
+    not the cells that follow, which held the answer in plain view. JupyterLab folds a cell
+    whose ``metadata.jupyter`` says ``source_hidden`` / ``outputs_hidden`` (the nbformat
+    convention), and writes the older ``collapsed`` beside ``outputs_hidden`` (a cell without
+    it changed on opening); the book ignores both. A markdown cell has no outputs to hide.
+    """
+    inside = set(solution_cells(nb))
+    for index, cell in enumerate(nb.cells):
+        jupyter = cell.metadata.get("jupyter", {})
+        for key in FOLDED:
+            jupyter.pop(key, None)
+        cell.metadata.pop("collapsed", None)
+        if index in inside and cell.cell_type == "code":
+            jupyter.update(FOLDED)
+            cell.metadata["collapsed"] = True
+        elif index in inside:
+            jupyter["source_hidden"] = True
+        if jupyter:
+            cell.metadata["jupyter"] = jupyter
+        else:
+            cell.metadata.pop("jupyter", None)
+
+
 def execute(path: Path, timeout: int) -> float:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)  # timestamps of an earlier run
     nb.metadata.kernelspec = kernelspec_metadata()
+    fold_solutions(nb)
     seconds = run_notebook(nb, path.parent, timeout)
     nbformat.write(nb, path)
     return seconds

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-STAGES = ["unit", "nbval", "nbval-portable", "book-check", "browser-check"]
+STAGES = ["unit", "nbval", "nbval-avx2", "nbval-portable", "book-check", "browser-check"]
 NOISE = "bringing up nodes..."
 MAKE_ERROR = re.compile(r"make(\[\d+\])?: \*\*\* ")
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -113,9 +113,10 @@ def _explorer_scripts(app, pagename, templatename, context, doctree):
         return
     vendor = Path(app.srcdir) / "_static"
     if all((vendor / name).is_file() for name in VEGA):
-        for name in VEGA:  # deferred: they run in this order, before the module below
+        for name in VEGA:  # deferred: they run in this order, before explorers.js
             app.add_js_file(name, priority=900, loading_method="defer")
-    app.add_js_file("explorers.js", priority=901, type="module")
+    # A classic script: a page opened from file:// fetches no module (_static/explorers.js).
+    app.add_js_file("explorers.js", priority=901, loading_method="defer")
 
 
 def _launch_buttons_need_a_repository(app, config):

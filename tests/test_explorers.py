@@ -131,6 +131,11 @@ def test_mimebundle_html_is_inert_and_carries_the_spec(made):
     explorer = made["masks"]
     bundle, metadata = explorer._repr_mimebundle_()
     assert set(bundle) == {"text/html", explorers.JUPYTERLAB_MIME, "text/plain"}
+    # JupyterLab's renderer draws with Vega-Lite 5: the spec under its MIME type says so.
+    assert explorers.JUPYTERLAB_MIME.endswith(".v5+json")
+    assert bundle[explorers.JUPYTERLAB_MIME] == {**explorer.spec,
+                                                 "$schema": explorers.JUPYTERLAB_SCHEMA}
+    assert explorers.JUPYTERLAB_SCHEMA.endswith("/vega-lite/v5.json")
     assert metadata == {"text/html": {"zh_CN": explorer.editions["zh_CN"].to_html()}}
     html = bundle["text/html"]
     assert html.startswith('<div class="vl-explorer" data-explorer="masks"')

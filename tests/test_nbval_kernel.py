@@ -1,4 +1,5 @@
 """The nbval stages start a kernel again when it dies on start-up (tests/nbval_kernel.py)."""
+import importlib.util
 import re
 from pathlib import Path
 
@@ -33,7 +34,16 @@ def test_a_kernel_that_never_starts_fails_as_it_came():
     assert len(calls) == TRIES
 
 
-def test_both_nbval_stages_load_the_plugin():
+def test_every_nbval_stage_loads_the_plugin():
     makefile = Path(__file__).resolve().parents[1] / "Makefile"
     nbval = re.search(r"^NBVAL := (.*?)(?<!\\)\n", makefile.read_text(), re.M | re.S).group(1)
     assert "-p tests.nbval_kernel" in nbval
+
+
+def test_a_kernel_that_glues_builds_no_grammar():
+    """Every notebook's kernel imports jsonschema (myst_nb's glue imports nbformat); with
+    rfc3987-syntax installed that import builds a Lark grammar, 1 s of CPU per kernel, 63
+    kernels a `make test`. make install leaves it out (the Makefile says why)."""
+    assert importlib.util.find_spec("rfc3987_syntax") is None, (
+        "rfc3987-syntax is installed: make install uninstalls it "
+        "(pip uninstall -y rfc3987-syntax)")

@@ -13,8 +13,10 @@ An :class:`.Explorer` shows itself in three ways:
 * ``text/html``: a ``<div class="vl-explorer">`` holding the Vega-Lite spec as inert JSON and
   a one-line note for readers without JavaScript. The book's site script
   ``_static/explorers.js`` draws it with the site's own copy of vega-embed (no CDN).
-* ``application/vnd.vegalite.v5+json``, which JupyterLab 4 draws itself (its renderer
-  reads this v6 spec; altair's own v6 type cannot hold a dict in a notebook file);
+* ``application/vnd.vegalite.v5+json``, which JupyterLab 4 draws itself with its Vega-Lite 5:
+  the same spec, naming the v5 schema (``JUPYTERLAB_SCHEMA``). JupyterLab prefers HTML to
+  it; the book's lab extension (``labextension/``, installed by ``make install``) ranks it
+  first, so that ``make lab`` draws the chart where the page draws it;
 * ``text/plain``: what it shows, in words.
 
 Each spec carries its inputs and settings in ``usermeta["explorer"]``; the book's browser
@@ -34,14 +36,14 @@ module            explorers
 ``explorer``      the :class:`.Explorer` they return, the rounding to ``DIGITS``
 ================  =========================================================================
 """
-from .explorer import DIGITS, FONTS, JUPYTERLAB_MIME, PANEL, Explorer
+from .explorer import DIGITS, FONTS, JUPYTERLAB_MIME, JUPYTERLAB_SCHEMA, PANEL, Explorer
 from .attention import scaling_explorer, scaling_weights, temperature_explorer, temperature_weights
 from .beam import BEAM_STATES, beam_explorer, beam_nodes
 from .masks import MASK_CELLS, MASK_PANELS, mask_cells, mask_explorer
 from .positional import position_similarity, positional_explorer
 
 __all__ = [
-    "Explorer", "DIGITS", "JUPYTERLAB_MIME", "FONTS", "PANEL",
+    "Explorer", "DIGITS", "JUPYTERLAB_MIME", "JUPYTERLAB_SCHEMA", "FONTS", "PANEL",
     "temperature_weights", "temperature_explorer", "scaling_weights", "scaling_explorer",
     "MASK_PANELS", "MASK_CELLS", "mask_cells", "mask_explorer",
     "position_similarity", "positional_explorer",

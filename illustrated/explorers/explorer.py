@@ -11,8 +11,11 @@ from ..draw.words import carried_editions, in_edition, tr
 
 #: Decimals kept in an explorer's data, so that what nbval compares is equal on every CPU.
 DIGITS = 3
-#: The Vega-Lite MIME type JupyterLab 4 draws.
+#: The Vega-Lite MIME type JupyterLab 4 draws, with Vega-Lite 5 (5.6.1 in JupyterLab 4.6).
 JUPYTERLAB_MIME = "application/vnd.vegalite.v5+json"
+#: The schema the spec under that MIME type names: JupyterLab's Vega-Lite 5 draws the
+#: explorers' specs as they are (the lab tests open them), and a spec naming v6 made it warn.
+JUPYTERLAB_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
 #: Text sizes close to the page's (Vega-Lite's defaults are 10 and 11 pixels).
 FONTS = {"axis": {"labelFontSize": 12, "titleFontSize": 12},
          "legend": {"labelFontSize": 12, "titleFontSize": 12},
@@ -66,8 +69,13 @@ class Explorer:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         """The outputs, and in the metadata of ``text/html`` the HTML of every other edition
-        by its language (``{"zh_CN": "<div ..."}``): nbval compares no metadata."""
-        bundle = {"text/html": self.to_html(), JUPYTERLAB_MIME: self.spec,
+        by its language (``{"zh_CN": "<div ..."}``): nbval compares no metadata.
+
+        The book's pages show the HTML, which ``_static/explorers.js`` draws with Vega-Lite 6;
+        JupyterLab draws the spec under ``JUPYTERLAB_MIME`` with its own Vega-Lite 5, which
+        the book's lab extension ranks before the HTML (labextension/static/plugin.mjs)."""
+        bundle = {"text/html": self.to_html(),
+                  JUPYTERLAB_MIME: {**self.spec, "$schema": JUPYTERLAB_SCHEMA},
                   "text/plain": f"Explorer: {self.alt_text}"}
         if not self.editions:
             return bundle
