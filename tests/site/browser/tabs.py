@@ -112,14 +112,23 @@ class Watched:
     def __init__(self, tab, origin: str):
         self.requests: list[str] = []
         self.console: list[str] = []
-        tab.on("request", lambda r: not is_local(r.url, origin) and
-               self.requests.append(f"to another host: {r.url}"))
-        tab.on("requestfailed", lambda r: is_local(r.url, origin) and
-               self.requests.append(f"failed {r.url} ({r.failure})"))
-        tab.on("response", lambda r: r.status >= 400 and
-               self.requests.append(f"HTTP {r.status} for {r.url}"))
-        tab.on("console", lambda m: m.type == "error" and self.console.append(m.text[:200]))
-        tab.on("pageerror", lambda e: self.console.append(f"uncaught {e}"))
+        self._tab = tab
+        self._listeners = {
+            "request": lambda r: not is_local(r.url, origin) and
+            self.requests.append(f"to another host: {r.url}"),
+            "requestfailed": lambda r: is_local(r.url, origin) and
+            self.requests.append(f"failed {r.url} ({r.failure})"),
+            "response": lambda r: r.status >= 400 and
+            self.requests.append(f"HTTP {r.status} for {r.url}"),
+            "console": lambda m: m.type == "error" and self.console.append(m.text[:200]),
+            "pageerror": lambda e: self.console.append(f"uncaught {e}")}
+        for event, listener in self._listeners.items():
+            tab.on(event, listener)
+
+    def stop(self) -> None:
+        """Watch no more (the tab goes on to another page, watched by another)."""
+        for event, listener in self._listeners.items():
+            self._tab.remove_listener(event, listener)
 
     def problems(self) -> list[str]:
         return [f"request: {r}" for r in self.requests] + [f"console: {c}" for c in self.console]
