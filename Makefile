@@ -96,9 +96,11 @@ book: $(STAMP)
 	@$(PY) scripts/build_book.py
 
 # Every stage runs and reports, even after one has failed; scripts/run_tests.py ends with
-# one line per stage and a verdict, and exits non-zero if any stage failed.
+# one line per stage and a verdict, and exits non-zero if any stage failed. The strict
+# build (book-check: two Sphinx processes, 1.3 of 2 cores on average) runs beside the unit
+# tests, which take the cores it leaves; its output is shown when both have ended.
 test: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
-	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit nbval nbval-avx2 nbval-portable book-check browser-check
+	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit+book-check nbval nbval-avx2 nbval-portable browser-check
 
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
 unit: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)

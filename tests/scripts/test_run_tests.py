@@ -37,3 +37,22 @@ def test_a_stage_runs_without_xdist_noise(tmp_path, monkeypatch, capsys):
     assert "bringing up nodes..." not in out
     # A failed stage's summary keeps its own last line, not make's "*** [bad] Error 3".
     assert any(line.startswith("bad") and line.endswith("1 failed") for line in out)
+
+
+def test_stages_joined_by_plus_run_side_by_side_each_output_whole(tmp_path, monkeypatch, capsys):
+    """ "a+b": both at once (together they take about as long as the longer one), a's
+    output as it comes, b's after it in one piece; each stage keeps its own result."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "Makefile").write_text(
+        "a:\n\t@echo a1; sleep 0.6; echo a2\n"
+        "b:\n\t@sleep 0.3; echo b1; python3 -c 'while __import__(\"time\").process_time()"
+        " < 0.3: pass'; echo b2; exit 4\n")
+    start = __import__("time").perf_counter()
+    assert run_tests.main(["a+b"]) == 1
+    assert __import__("time").perf_counter() - start < 1.2  # not 0.6 + 0.6 one after another
+    out = capsys.readouterr().out.splitlines()
+    assert out[:4] == ["a1", "a2", "b1", "b2"]
+    a, b = (line for line in out if line.startswith(("a ", "b ")))
+    assert a.split()[:2] == ["a", "passed"] and a.endswith("a2")
+    assert b.split()[:2] == ["b", "FAILED"] and b.endswith("b2")
+    assert float(b.split("cores")[0].split()[-1]) > 0.2  # b's own CPU time, while a ran too
