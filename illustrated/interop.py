@@ -1,6 +1,6 @@
-"""The bridge to PyTorch's own modules, both ways. Shown in chapter 5, How PyTorch stores
-it; used in chapters 8 and 9 to check our layers against PyTorch's, and in chapter 12 to
-serve the translator.
+"""The bridge to PyTorch's own modules, both ways. Shown in chapter 5, Multi-head attention
+(torch.nn.MultiheadAttention); used in chapters 8 and 9 to check our layers against
+PyTorch's, and by the ``translate`` command to serve chapter 12's translator.
 
 :func:`from_torch` builds the teaching module that holds the weights of a
 ``torch.nn.MultiheadAttention``, ``TransformerEncoderLayer`` or ``TransformerDecoderLayer``,

@@ -1,5 +1,5 @@
-"""Layers. Introduced in chapter 8, Residuals, layer norm and the feed-forward network;
-the decoder layer in chapter 9.
+"""Layers. Introduced in chapter 8, Residual connections, layer norm, dropout and the
+feed-forward network; the decoder layer in chapter 9.
 
 Every sub-layer of the Transformer (self-attention, encoder-decoder attention,
 feed-forward) is wrapped the same way: a residual connection around it and a layer

@@ -1,4 +1,4 @@
-"""Positional encoding. Introduced in chapter 7, Positional encoding.
+"""Positional encoding. Introduced in chapter 7, Embeddings and positional encoding.
 
 Attention by itself ignores word order: shuffle the tokens and every output is shuffled
 the same way. The paper adds a fixed table of sines and cosines to the embeddings so that
