@@ -2,12 +2,12 @@
 
 Every chapter of the book imports its model parts from here, and ``tests/`` proves
 them against PyTorch's own modules. One concept lives in one module. The top level is the
-small core the chapters build, in the order they teach it:
+small core the chapters build:
 
 ==================  ========================================================  =========
 module              what it holds                                             chapter
 ==================  ========================================================  =========
-``checks``          the plain input checks every public function calls        all
+``checks``          the plain input checks where tensors come in              all
 ``attention``       scaled dot-product attention, multi-head attention        3-5
 ``masks``           padding and causal (subsequent) masks                     6
 ``positional``      sinusoidal positional encoding                            7
@@ -20,8 +20,8 @@ module              what it holds                                             ch
 ``schedule``        the paper's learning-rate schedule                        11
 ``training``        the toy translator's training loop and its checkpoint     11
 ``checkpoint``      atomic checkpoint files, read back with a format check    11, 12
-``counting``        parameters and FLOPs of a call                            5, 14, 15
-``interop``         ``from_torch``, ``fuse(model)``: to and from PyTorch's    5, 8, 9, 12
+``counting``        parameters and FLOPs of a call                            5, 13-15
+``interop``         ``from_torch``, ``fuse(model)``: to and from PyTorch's    5, 8, 9
                     modules; the fast copy in PyTorch's layout
 ``errata``          ``check_claim``: a source against the corrected version   appendix
 ==================  ========================================================  =========

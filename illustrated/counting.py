@@ -38,7 +38,8 @@ def count_flops(fn: Callable, *args, **kwargs) -> int:
     """Floating-point operations of the matrix products (and convolutions) that
     ``fn(*args, **kwargs)`` runs, as ``torch.utils.flop_counter.FlopCounterMode`` counts
     them: **2 per multiply-add**. Counts depend on shapes only, so they are the same on
-    every machine. Introduced in chapter 14; chapter 15 uses it throughout."""
+    every machine. Introduced in chapter 5 (with :func:`count_flops_by_op`); used in
+    chapters 13, 14 and 15."""
     return _flop_counter(fn, args, kwargs).get_total_flops()
 
 
