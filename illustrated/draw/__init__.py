@@ -35,6 +35,8 @@ module              figures
                     (and the names of ``PARTS``)
 ``encodings``       ``encoding_heatmap``, ``encoding_waves``
 ``palette``         the colour constants
+``figure``          no figures: what the modules above share (the figure Jupyter
+                    shows, input checks, alt sentences, the two editions)
 ==================  ==============================================================
 """
 from .blocks import add_norm_figure, decoder_only_figure, multi_head_figure

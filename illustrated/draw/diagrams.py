@@ -9,8 +9,8 @@ from matplotlib.path import Path as MplPath
 import torch
 
 from ..checks import check_positive_int
-from ._base import (_as_tensor, _check_labels, _draw_cells, _editions, _Figure, _finish,
-                    _norm)
+from .figure import (check_labels, colour_scale, draw_cells, finish_figure, float_tensor,
+                     new_figure, with_editions)
 from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERGING,
                       ENCODER, FEED_FORWARD, INK, MUTED, PAPER, POSITIONAL)
 from .words import tr
@@ -36,12 +36,12 @@ def _diagram(fig, bounds, alt: str, scale=0.75, max_w=9.5, max_h=8.5) -> Figure:
     ax = fig.axes[0]
     ax.set(xlim=(x0, x1), ylim=(y0, y1), aspect="equal")
     ax.set_axis_off()
-    return _finish(fig, alt=alt)
+    return finish_figure(fig, alt=alt)
 
 
 def _blank():
     """A figure whose one axes fills it, for diagrams drawn in data units."""
-    fig = _Figure()
+    fig = new_figure()
     return fig, fig.add_axes((0, 0, 1, 1))
 
 
@@ -78,7 +78,7 @@ def _approx_width(text: str, fontsize: float, scale: float) -> float:
     return len(text) * fontsize * 0.56 / 72 / scale
 
 
-@_editions
+@with_editions
 def black_box(source="je suis étudiant", target="I am a student") -> Figure:
     """The first, coarsest picture: a sentence goes into one box, its translation comes out.
 
@@ -108,7 +108,7 @@ def black_box(source="je suis étudiant", target="I am a student") -> Figure:
     return _diagram(fig, (0, box_x + 4.2 + w_tgt, -0.9, 0.9), alt, scale=scale, max_w=10)
 
 
-@_editions
+@with_editions
 def stack_diagram(n_layers=6, detail=False, highlight=None, show_io=True,
                   source="je suis étudiant", target="I am a student") -> Figure:
     """The Transformer opened up: a stack of encoders, a stack of decoders.
@@ -284,7 +284,7 @@ def _layer_inputs(ax, layer, side, highlight, sentence, caption) -> None:
 _BEAM_STATES = ("kept", "dropped", "finished")
 
 
-@_editions
+@with_editions
 def beam_tree(levels, title=None) -> Figure:
     """The hypotheses of a beam search as a tree, one column per decoding step (chapter 10).
 
@@ -342,7 +342,7 @@ def beam_tree(levels, title=None) -> Figure:
                     alt, scale=0.7, max_w=10, max_h=9)
 
 
-@_editions
+@with_editions
 def position_flow(tokens, inputs, attended, outputs, states) -> Figure:
     """Alammar's per-position flow (chapter 1): a short sentence's real vectors through
     one layer, all positions in the same step, beside a recurrent network's chain.
@@ -356,19 +356,19 @@ def position_flow(tokens, inputs, attended, outputs, states) -> Figure:
         a Figure with one axes (axis hidden).
     """
     names = ("inputs", "attended", "outputs", "states")
-    vectors = [_as_tensor(t, n) for t, n in zip((inputs, attended, outputs, states), names)]
+    vectors = [float_tensor(t, n) for t, n in zip((inputs, attended, outputs, states), names)]
     x, z, r, h = vectors
     if x.dim() != 2 or any(v.shape != x.shape for v in vectors):
         raise ValueError(f"inputs, attended, outputs and states must all be (L, d), got "
                          f"shapes {', '.join(str(tuple(v.shape)) for v in vectors)}")
-    tokens = _check_labels(tokens, len(x), "tokens", "vectors")
+    tokens = check_labels(tokens, len(x), "tokens", "vectors")
     (L, d), step, top = x.shape, x.shape[1] + 1.5, 11.0
-    norm = _norm(torch.cat(vectors), None, None)
+    norm = colour_scale(torch.cat(vectors), None, None)
     fig, ax = _blank()
 
     def strip(v, x0, y0):  # one vector, d cells from (x0, y0)
-        _draw_cells(ax, v[None].numpy(), x0, y0, cmap=DIVERGING, norm=norm,
-                    fmt="{:.1f}", fontsize=7)
+        draw_cells(ax, v[None].numpy(), x0, y0, cmap=DIVERGING, norm=norm,
+                   fmt="{:.1f}", fontsize=7)
 
     rnn_x = L * step + 2.5  # where the recurrent network's panel starts
     for i, word in enumerate(tokens):
