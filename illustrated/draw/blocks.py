@@ -14,9 +14,9 @@ from ..checks import check_positive_int
 from .figure import (CELL_INCHES, alt_sentence, as_math, check_labels, clean_axes, colour_scale,
                      draw_cells, edition_labels, edition_words, finish_figure, float_tensor,
                      listed, new_axes, value_fontsize, with_editions)
-from .diagrams import (_DECODER_LAYER, _SUB_H, _SUB_W, _arrow, _blank, _box, _diagram,
-                       _layer, _layer_inputs)
 from .palette import ACCENT, DECODER, DIVERGING, INK, MUTED, PAPER, SERIES
+from .shapes import (DECODER_LAYER, SUBLAYER_H, SUBLAYER_W, blank_diagram, draw_arrow, draw_box,
+                     draw_layer, draw_layer_inputs, finish_diagram)
 from .words import tr
 
 
@@ -198,23 +198,23 @@ def decoder_only_figure(tokens, predicted, n_layers=2) -> Figure:
                         f"'The']), got {tokens!r:.60}")
     tokens = [str(t) for t in tokens]
     predicted = check_labels(predicted, len(tokens), "predicted", "tokens")
-    fig, ax = _blank()
-    dec = _layer(ax, 0.0, 2.9, "decoder", DECODER, _DECODER_LAYER, n_layers, None, -1)
-    only = (_DECODER_LAYER[0], _DECODER_LAYER[1]) + _DECODER_LAYER[4:]
-    right = _layer(ax, 6.0, 2.9, "decoder", DECODER, only, n_layers, None, 1)
-    _layer_inputs(ax, dec, -1, None, None, None)
-    _layer_inputs(ax, right, 1, None, " ".join(tokens), tr("the pieces read"))
-    x, y = dec["sub_x"], dec["centres"][2] - _SUB_H / 2  # the cross-attention box
-    ax.plot([x, x + _SUB_W], [y, y + _SUB_H], color=ACCENT, lw=2.5, zorder=5, gid="removed")
-    ax.plot([x, x + _SUB_W], [y + _SUB_H, y], color=ACCENT, lw=2.5, zorder=5, gid="removed")
+    fig, ax = blank_diagram()
+    dec = draw_layer(ax, 0.0, 2.9, "decoder", DECODER, DECODER_LAYER, n_layers, None, -1)
+    only = (DECODER_LAYER[0], DECODER_LAYER[1]) + DECODER_LAYER[4:]
+    right = draw_layer(ax, 6.0, 2.9, "decoder", DECODER, only, n_layers, None, 1)
+    draw_layer_inputs(ax, dec, -1, None, None, None)
+    draw_layer_inputs(ax, right, 1, None, " ".join(tokens), tr("the pieces read"))
+    x, y = dec["sub_x"], dec["centres"][2] - SUBLAYER_H / 2  # the cross-attention box
+    ax.plot([x, x + SUBLAYER_W], [y, y + SUBLAYER_H], color=ACCENT, lw=2.5, zorder=5, gid="removed")
+    ax.plot([x, x + SUBLAYER_W], [y + SUBLAYER_H, y], color=ACCENT, lw=2.5, zorder=5, gid="removed")
     for layer, name, dx, ha in ((dec, tr("the translator's"), 0, "center"),
                                 (right, tr("the decoder alone"), -0.2, "right")):
         ax.text(layer["cx"] + dx, layer["top"] + 0.35, name, ha=ha, va="center",
                 fontsize=10.5, color=INK, fontweight="bold")
     top = right["top"] + 0.75
-    _box(ax, right["cx"] - 1.1, top, 2.2, 0.5, tr("Linear + softmax"), PAPER)
-    _arrow(ax, (right["cx"], right["last"]), (right["cx"], top))
-    _arrow(ax, (right["cx"], top + 0.5), (right["cx"], top + 1.0))
+    draw_box(ax, right["cx"] - 1.1, top, 2.2, 0.5, tr("Linear + softmax"), PAPER)
+    draw_arrow(ax, (right["cx"], right["last"]), (right["cx"], top))
+    draw_arrow(ax, (right["cx"], top + 0.5), (right["cx"], top + 1.0))
     ax.text(right["cx"], top + 1.25, " ".join(predicted), ha="center", va="center",
             fontsize=11.5, color=INK, style="italic")
     ax.text(right["cx"], top + 1.62, tr("the next piece, at every position"), ha="center",
@@ -225,4 +225,4 @@ def decoder_only_figure(tokens, predicted, n_layers=2) -> Figure:
              "the same layer without the encoder-decoder attention, reading “{tokens}” "
              "and predicting “{predicted}”.").format(
         n=n_layers, tokens=" ".join(tokens), predicted=" ".join(predicted))
-    return _diagram(fig, (-1.3, 6.0 + 3.8 + 1.3, -0.1, top + 1.9), alt)
+    return finish_diagram(fig, (-1.3, 6.0 + 3.8 + 1.3, -0.1, top + 1.9), alt)

@@ -22,8 +22,8 @@ PACKAGE = Path(draw.__file__).parent
 
 # Modules whose public names are not figures: the editions' words, which the figures use and
 # which is its own API (``illustrated.draw.words``, on the API page too), and what the figure
-# modules share (``figure``), public within the package only.
-NOT_FIGURES = {"words", "figure"}
+# modules share (``figure``, ``shapes``), public within the package only.
+NOT_FIGURES = {"words", "figure", "shapes"}
 
 
 def public_definitions() -> dict[str, list[str]]:
