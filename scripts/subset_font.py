@@ -85,7 +85,7 @@ UI_CATALOGUES = ("sphinx/locale/zh_CN/LC_MESSAGES/*.po",
                  "sphinx_togglebutton/**/zh-cn/LC_MESSAGES/*.po",
                  # the copy button's tooltip ("复制到剪贴板"), in its script
                  "sphinx_copybutton/_static/copybutton.js_t")
-# What counts as CJK: the same ranges as illustrated.draw._base._CJK (CJK radicals to
+# What counts as CJK: the same ranges as illustrated.draw.figure._CJK (CJK radicals to
 # unified ideographs, compatibility ideographs, full-width forms), plus CJK punctuation.
 CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
 # The files whose text reaches the website (the API page shows the package's docstrings).

@@ -1,8 +1,13 @@
-"""The package as a whole: importing it changes no global state and prints nothing."""
+"""The package as a whole: importing it changes no global state and prints nothing, and no
+module imports another's private names."""
+import ast
 import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+
+import illustrated
 
 # Runs in a fresh interpreter: snapshot the global state, import illustrated and every
 # module of it and of its subpackages (found by walking its folders, so modules added later
@@ -92,3 +97,44 @@ def test_the_old_module_paths_are_gone():
     assert (proc.returncode, proc.stderr) == (0, "")
     assert proc.stdout.split() == [], "still importable: " + proc.stdout
 
+
+def private_imports(root: Path) -> list[str]:
+    """Every ``from <a module of illustrated> import _name`` under ``root``, relative
+    (``from .x``, ``from ..x``, ``from .``) or absolute (``from illustrated.x``), as
+    "module: imports _name from x". A dunder (``__version__``) is not private."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        module = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            source = "." * node.level + (node.module or "")
+            if node.level == 0 and source.split(".")[0] != root.name:
+                continue  # another package's names (torch, __future__, ...)
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.endswith("__"):
+                    found.append(f"{module} (line {node.lineno}): imports {alias.name} "
+                                 f"from {source}")
+    return found
+
+
+def test_no_module_imports_a_private_name_of_another():
+    # A name that other modules use is public within its package (draw/figure.py's
+    # finish_figure, explorers/explorer.py's make_explorer); a leading underscore means
+    # "this module only". Tests may still reach into the module they test.
+    found = private_imports(Path(illustrated.__file__).parent)
+    assert found == [], "private names imported across modules:\n" + "\n".join(found)
+
+
+def test_the_private_import_check_sees_every_form(tmp_path):
+    package = tmp_path / "illustrated"
+    (package / "draw").mkdir(parents=True)
+    (package / "draw" / "a.py").write_text(
+        "from __future__ import annotations\nfrom .figure import Figure, _hidden\n"
+        "from .. import _top\nfrom illustrated.draw.figure import (\n    _deep,\n)\n"
+        "from numpy import _private\nfrom . import __version__\n")
+    assert private_imports(package) == [
+        "illustrated.draw.a (line 2): imports _hidden from .figure",
+        "illustrated.draw.a (line 3): imports _top from ..",
+        "illustrated.draw.a (line 4): imports _deep from illustrated.draw.figure",
+    ]

@@ -13,13 +13,13 @@ re-exported here (``draw.QUERY``). Texts containing Chinese characters
 WenQuanYi Micro Hei shipped in ``illustrated/draw/fonts/``; ``scripts/subset_font.py`` adds
 characters to it.
 
-Two editions from one call (issue 31): every word a figure draws (titles, axis labels,
-legends, alt text, and the words a caller passes in) goes through
-``illustrated.draw.words.tr``, and a figure shown in a notebook also stores its Chinese
-rendering, drawn again from the same call inside ``in_edition("zh_CN")``, in the output's
-metadata (``{"zh_CN": {"png", "alt", "untranslated"}}``); the Chinese pages show it. New
-figure words go into ``illustrated/draw/locale/zh_CN/draw.po``; a figure drawn into a caller's
-``ax=`` has English only.
+Two editions from one call: every word a figure draws (titles, axis labels, legends, alt
+text, and the words a caller passes in) goes through ``illustrated.draw.words.tr``, and a
+figure shown in a notebook also stores its Chinese rendering, drawn again from the same call
+inside ``in_edition("zh_CN")``, in the output's metadata
+(``{"zh_CN": {"png", "alt", "untranslated"}}``); the Chinese pages show it. New figure words
+go into ``illustrated/draw/locale/zh_CN/draw.po``; a figure drawn into a caller's ``ax=``
+has English only.
 
 One module per kind of figure; import the functions from here
 (``from illustrated import draw``, or ``from illustrated.draw import attention_heatmap``):
@@ -35,6 +35,10 @@ module              figures
                     (and the names of ``PARTS``)
 ``encodings``       ``encoding_heatmap``, ``encoding_waves``
 ``palette``         the colour constants
+``figure``          no figures: what the modules above share (the figure Jupyter
+                    shows, input checks, alt sentences, the two editions)
+``shapes``          no figures: the boxes and arrows the diagrams are drawn with,
+                    and one layer seen inside
 ==================  ==============================================================
 """
 from .blocks import add_norm_figure, decoder_only_figure, multi_head_figure

@@ -4,15 +4,15 @@ flow of one layer beside a recurrent chain (chapter 1)."""
 from __future__ import annotations
 
 from matplotlib.figure import Figure
-from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
-from matplotlib.path import Path as MplPath
+from matplotlib.patches import FancyBboxPatch
 import torch
 
 from ..checks import check_positive_int
-from ._base import (_as_tensor, _check_labels, _draw_cells, _editions, _Figure, _finish,
-                    _norm)
-from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERGING,
-                      ENCODER, FEED_FORWARD, INK, MUTED, PAPER, POSITIONAL)
+from .figure import check_labels, colour_scale, draw_cells, float_tensor, with_editions
+from .palette import (ACCENT, ACCENT_LIGHT, DECODER, DIVERGING, ENCODER, FEED_FORWARD, INK, MUTED,
+                      PAPER)
+from .shapes import (DECODER_LAYER, ENCODER_LAYER, LAYER_W, blank_diagram, draw_arrow, draw_box,
+                     draw_dot, draw_layer, draw_layer_inputs, finish_diagram)
 from .words import tr
 
 # Every part stack_diagram can highlight.
@@ -28,57 +28,12 @@ PARTS = (
 )
 
 
-def _diagram(fig, bounds, alt: str, scale=0.75, max_w=9.5, max_h=8.5) -> Figure:
-    """Size a diagram's figure to its drawing: ``bounds`` = (x0, x1, y0, y1) in data units."""
-    x0, x1, y0, y1 = bounds
-    scale = min(scale, max_w / (x1 - x0), max_h / (y1 - y0))  # inches per data unit
-    fig.set_size_inches((x1 - x0) * scale, (y1 - y0) * scale)
-    ax = fig.axes[0]
-    ax.set(xlim=(x0, x1), ylim=(y0, y1), aspect="equal")
-    ax.set_axis_off()
-    return _finish(fig, alt=alt)
-
-
-def _blank():
-    """A figure whose one axes fills it, for diagrams drawn in data units."""
-    fig = _Figure()
-    return fig, fig.add_axes((0, 0, 1, 1))
-
-
-def _box(ax, x, y, w, h, text, face, accent=False, frame=False, fontsize=10, label_top=False):
-    """A rounded box (lower-left corner x, y) with its text centred, or on top for frames."""
-    edge, width, ink = (INK, 0.8, INK) if not frame else (MUTED, 1.0, INK)
-    if accent:
-        face, edge, width = (ACCENT_LIGHT if frame else ACCENT), ACCENT, 2.0
-        ink = INK if frame else "white"
-    ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0,rounding_size=0.12",
-                                facecolor=face, edgecolor=edge, linewidth=width,
-                                zorder=1 if frame else 2))
-    if text:
-        ty, va = (y + h - 0.12, "top") if label_top else (y + h / 2, "center")
-        tx, ha = (x + 0.15, "left") if label_top else (x + w / 2, "center")
-        ax.text(tx, ty, text, ha=ha, va=va, fontsize=fontsize, color=ink, zorder=4,
-                fontweight="bold" if (accent or frame) else "normal")
-
-
-def _arrow(ax, *points, head=True, colour=INK) -> None:
-    """An arrow through ``points``, its head at the last one (no head: a plain line)."""
-    ax.add_patch(FancyArrowPatch(path=MplPath(points), arrowstyle="-|>" if head else "-",
-                                 mutation_scale=11, color=colour, linewidth=1.3, zorder=3,
-                                 shrinkA=0, shrinkB=0))
-
-
-def _dot(ax, x, y) -> None:
-    """A junction: one line splits in two here."""
-    ax.add_patch(Circle((x, y), 0.06, color=INK, zorder=4))
-
-
 def _approx_width(text: str, fontsize: float, scale: float) -> float:
     """About how wide ``text`` is in data units, at ``scale`` inches per unit."""
     return len(text) * fontsize * 0.56 / 72 / scale
 
 
-@_editions
+@with_editions
 def black_box(source="je suis étudiant", target="I am a student") -> Figure:
     """The first, coarsest picture: a sentence goes into one box, its translation comes out.
 
@@ -87,28 +42,28 @@ def black_box(source="je suis étudiant", target="I am a student") -> Figure:
     """
     if not isinstance(source, str) or not isinstance(target, str):
         raise TypeError("source and target must be strings (the two sentences)")
-    fig, ax = _blank()
+    fig, ax = blank_diagram()
     size, scale = 13, 0.8
     w_src, w_tgt = (_approx_width(s, size, scale) for s in (source, target))
     x = 0.3 + w_src  # right end of the source sentence
     ax.text(x, 0, source, ha="right", va="center", fontsize=size, color=INK, style="italic")
     ax.text(x - w_src / 2, 0.45, tr("input"), ha="center", fontsize=9, color=MUTED)
-    _arrow(ax, (x + 0.2, 0), (x + 1.3, 0))
+    draw_arrow(ax, (x + 0.2, 0), (x + 1.3, 0))
     box_x = x + 1.3
     ax.add_patch(FancyBboxPatch((box_x, -0.6), 2.6, 1.2, facecolor=INK, edgecolor=INK,
                                 boxstyle="round,pad=0,rounding_size=0.15"))
     ax.text(box_x + 1.3, 0, "Transformer", ha="center", va="center", fontsize=14,
             color="white", fontweight="bold")
-    _arrow(ax, (box_x + 2.6, 0), (box_x + 3.7, 0))
+    draw_arrow(ax, (box_x + 2.6, 0), (box_x + 3.7, 0))
     ax.text(box_x + 3.9, 0, target, ha="left", va="center", fontsize=size, color=INK,
             style="italic")
     ax.text(box_x + 3.9 + w_tgt / 2, 0.45, tr("output"), ha="center", fontsize=9, color=MUTED)
     alt = tr("Diagram: the input sentence “{source}” goes into one black box labelled "
              "Transformer, which outputs “{target}”.").format(source=source, target=target)
-    return _diagram(fig, (0, box_x + 4.2 + w_tgt, -0.9, 0.9), alt, scale=scale, max_w=10)
+    return finish_diagram(fig, (0, box_x + 4.2 + w_tgt, -0.9, 0.9), alt, scale=scale, max_w=10)
 
 
-@_editions
+@with_editions
 def stack_diagram(n_layers=6, detail=False, highlight=None, show_io=True,
                   source="je suis étudiant", target="I am a student") -> Figure:
     """The Transformer opened up: a stack of encoders, a stack of decoders.
@@ -134,14 +89,14 @@ def stack_diagram(n_layers=6, detail=False, highlight=None, show_io=True,
     if highlight is not None and highlight not in PARTS:
         raise ValueError(f"unknown part highlight={highlight!r}; valid parts are: "
                          + ", ".join(repr(p) for p in PARTS))
-    fig, ax = _blank()
+    fig, ax = blank_diagram()
     detailed = detail or highlight not in (None, "encoder", "decoder")
     if detailed:
         bounds = _detailed_layers(ax, n_layers, highlight, show_io, source, target)
     else:
         bounds = _stacks(ax, n_layers, highlight, show_io, source, target)
-    return _diagram(fig, bounds, _stack_alt(n_layers, detailed, highlight, show_io, source,
-                                            target))
+    return finish_diagram(fig, bounds, _stack_alt(n_layers, detailed, highlight, show_io, source,
+                                                  target))
 
 
 def _stack_alt(n, detailed, highlight, show_io, source, target) -> str:
@@ -165,18 +120,18 @@ def _stacks(ax, n, highlight, show_io, source, target):
     base = 1.6 if show_io else 0.7
     centres = [base + i * (H + GAP) + H / 2 for i in range(n)]
     for i, yc in enumerate(centres):
-        _box(ax, 0, yc - H / 2, W, H, tr("Encoder {i}").format(i=i + 1), ENCODER,
-             highlight == "encoder")
-        _box(ax, DEC_X, yc - H / 2, W, H, tr("Decoder {i}").format(i=i + 1), DECODER,
-             highlight == "decoder")
+        draw_box(ax, 0, yc - H / 2, W, H, tr("Encoder {i}").format(i=i + 1), ENCODER,
+                 highlight == "encoder")
+        draw_box(ax, DEC_X, yc - H / 2, W, H, tr("Decoder {i}").format(i=i + 1), DECODER,
+                 highlight == "decoder")
         if i:
             for cx in (W / 2, DEC_X + W / 2):
-                _arrow(ax, (cx, yc - H / 2 - GAP), (cx, yc - H / 2))
+                draw_arrow(ax, (cx, yc - H / 2 - GAP), (cx, yc - H / 2))
     bus = (W + DEC_X) / 2  # the top encoder's output runs down this line to every decoder
-    _arrow(ax, (W, centres[-1]), (bus, centres[-1]), (bus, centres[0]), head=False)
+    draw_arrow(ax, (W, centres[-1]), (bus, centres[-1]), (bus, centres[0]), head=False)
     for yc in centres:
-        _arrow(ax, (bus, yc), (DEC_X, yc))
-        _dot(ax, bus, yc)
+        draw_arrow(ax, (bus, yc), (DEC_X, yc))
+        draw_dot(ax, bus, yc)
     top = centres[-1] + H / 2
     ax.add_patch(FancyBboxPatch((-0.45, base - 0.45), DEC_X + W + 0.9, top - base + 1.15,
                                 boxstyle="round,pad=0,rounding_size=0.2", facecolor=PAPER,
@@ -186,105 +141,44 @@ def _stacks(ax, n, highlight, show_io, source, target):
     if show_io:
         ax.text(W / 2, base - 1.2, source, ha="center", va="center", fontsize=11.5, color=INK,
                 style="italic")
-        _arrow(ax, (W / 2, base - 0.95), (W / 2, base))
-        _arrow(ax, (DEC_X + W / 2, top), (DEC_X + W / 2, top + 1.05))
+        draw_arrow(ax, (W / 2, base - 0.95), (W / 2, base))
+        draw_arrow(ax, (DEC_X + W / 2, top), (DEC_X + W / 2, top + 1.05))
         ax.text(DEC_X + W / 2, top + 1.3, target, ha="center", va="center", fontsize=11.5,
                 color=INK, style="italic")
     margin = (1.6, 1.7) if show_io else (0.7, 0.95)  # below, above: room for the sentences
     return (-0.7, DEC_X + W + 0.7, base - margin[0], top + margin[1])
 
 
-_ADD_NORM = ("Add & Norm", "add-norm", ADD_NORM)
-_ENCODER_LAYER = (("Self-attention", "self-attention", ATTENTION), _ADD_NORM,
-                  ("Feed-forward", "feed-forward", FEED_FORWARD), _ADD_NORM)
-_DECODER_LAYER = (("Masked self-attention", "masked self-attention", ATTENTION), _ADD_NORM,
-                  ("Encoder-decoder attention", "encoder-decoder attention", ATTENTION),
-                  _ADD_NORM, ("Feed-forward", "feed-forward", FEED_FORWARD), _ADD_NORM)
-_OUT_W, _SUB_W, _SUB_H, _SUB_GAP, _PAD = 3.8, 3.0, 0.55, 0.5, 0.5  # detailed layer sizes
-
-
 def _detailed_layers(ax, n, highlight, show_io, source, target):
     """One encoder layer and one decoder layer drawn inside, with inputs and outputs."""
     DEC_X, y = 6.0, (2.9 if show_io else 2.0)
-    enc = _layer(ax, 0.0, y, "encoder", ENCODER, _ENCODER_LAYER, n, highlight, side=-1)
-    dec = _layer(ax, DEC_X, y, "decoder", DECODER, _DECODER_LAYER, n, highlight, side=1)
+    enc = draw_layer(ax, 0.0, y, "encoder", ENCODER, ENCODER_LAYER, n, highlight, side=-1)
+    dec = draw_layer(ax, DEC_X, y, "decoder", DECODER, DECODER_LAYER, n, highlight, side=1)
     shifted = " ".join(["<s>"] + target.split()[:-1])  # the decoder reads its output so far
-    _layer_inputs(ax, enc, -1, highlight, show_io and source, tr("input"))
-    _layer_inputs(ax, dec, 1, highlight, show_io and shifted, tr("output so far (shifted right)"))
+    draw_layer_inputs(ax, enc, -1, highlight, show_io and source, tr("input"))
+    draw_layer_inputs(ax, dec, 1, highlight, show_io and shifted,
+                      tr("output so far (shifted right)"))
     # The encoder's output feeds the encoder-decoder attention of every decoder layer.
-    route_y, mid = enc["top"] + 0.6, (_OUT_W + DEC_X) / 2
+    route_y, mid = enc["top"] + 0.6, (LAYER_W + DEC_X) / 2
     target_y = dec["centres"][2]
-    _arrow(ax, (enc["cx"], enc["last"]), (enc["cx"], route_y), (mid, route_y), (mid, target_y),
-           (dec["sub_x"], target_y))
+    draw_arrow(ax, (enc["cx"], enc["last"]), (enc["cx"], route_y), (mid, route_y), (mid, target_y),
+               (dec["sub_x"], target_y))
     # The decoder's output becomes word probabilities.
     top = dec["top"] + 0.75
-    _box(ax, dec["cx"] - 1.1, top, 2.2, 0.5, tr("Linear + softmax"), PAPER)
-    _arrow(ax, (dec["cx"], dec["last"]), (dec["cx"], top))
+    draw_box(ax, dec["cx"] - 1.1, top, 2.2, 0.5, tr("Linear + softmax"), PAPER)
+    draw_arrow(ax, (dec["cx"], dec["last"]), (dec["cx"], top))
     if show_io:
-        _arrow(ax, (dec["cx"], top + 0.5), (dec["cx"], top + 1.0))
+        draw_arrow(ax, (dec["cx"], top + 0.5), (dec["cx"], top + 1.0))
         ax.text(dec["cx"], top + 1.25, target, ha="center", va="center", fontsize=11.5,
                 color=INK, style="italic")
     y0 = -0.1 if show_io else y - 1.95
-    return (-1.3, DEC_X + _OUT_W + 1.3, y0, top + (1.6 if show_io else 0.7))
-
-
-def _layer(ax, x, y, part, colour, sublayers, n, highlight, side):
-    """One layer seen inside: its sublayers, their residual connections, and n - 1 cards
-    behind it for the other layers. ``part`` is "encoder" or "decoder"; ``side`` (-1 left,
-    1 right) is where residuals run."""
-    height = _PAD + len(sublayers) * (_SUB_H + _SUB_GAP) + 0.55
-    for k in range(min(n - 1, 2), 0, -1):
-        _box(ax, x + side * 0.14 * k, y + 0.14 * k, _OUT_W, height, None, colour, frame=True)
-    _box(ax, x, y, _OUT_W, height, tr(part.capitalize()), colour, highlight == part, frame=True,
-         fontsize=10, label_top=True)
-    if n > 1:
-        ax.text(x - 0.6 if side < 0 else x + _OUT_W + 0.6, y + height / 2, f"× {n}",
-                ha="right" if side < 0 else "left", va="center", fontsize=13, color=INK,
-                fontweight="bold")
-    sx, cx = x + (_OUT_W - _SUB_W) / 2, x + _OUT_W / 2
-    bottoms = [y + _PAD + i * (_SUB_H + _SUB_GAP) for i in range(len(sublayers))]
-    for i, (label, part, face) in enumerate(sublayers):
-        # Bold (highlighted) text is wider: long labels get a smaller size to stay inside.
-        accent, label = highlight == part, tr(label)
-        size = 10 if not accent or len(label) <= 21 else 8.5
-        _box(ax, sx, bottoms[i], _SUB_W, _SUB_H, label, face, accent, fontsize=size)
-        if i:
-            _arrow(ax, (cx, bottoms[i - 1] + _SUB_H), (cx, bottoms[i]))
-        if part != "add-norm":  # a residual connection skips this sublayer into Add & Norm
-            branch = bottoms[i] - (_SUB_GAP if i else _PAD) + 0.14  # below the arrow head
-            side_x = sx - 0.22 if side < 0 else sx + _SUB_W + 0.22
-            edge = sx if side < 0 else sx + _SUB_W
-            norm_y = bottoms[i + 1] + _SUB_H / 2
-            _arrow(ax, (cx, branch), (side_x, branch), (side_x, norm_y), (edge, norm_y))
-            _dot(ax, cx, branch)
-    return {"cx": cx, "sub_x": sx, "top": y + height, "bottom": bottoms[0],
-            "last": bottoms[-1] + _SUB_H, "centres": [b + _SUB_H / 2 for b in bottoms]}
-
-
-def _layer_inputs(ax, layer, side, highlight, sentence, caption) -> None:
-    """Below a layer: sentence → embedding → + positional encoding → the layer."""
-    cx, y = layer["cx"], layer["bottom"] - _PAD
-    _box(ax, cx - 1.1, y - 1.75, 2.2, 0.5, tr("Embedding"), PAPER)
-    ax.add_patch(Circle((cx, y - 0.75), 0.2, facecolor="white", edgecolor=INK, zorder=3))
-    ax.text(cx, y - 0.75, "+", ha="center", va="center", fontsize=13, color=INK, zorder=4)
-    _arrow(ax, (cx, y - 1.25), (cx, y - 0.95))
-    _arrow(ax, (cx, y - 0.55), (cx, layer["bottom"]))
-    box_x = cx - 2.25 if side < 0 else cx + 0.7
-    _box(ax, box_x, y - 1.06, 1.55, 0.62, tr("Positional\nencoding"), POSITIONAL,
-         highlight == "positional", fontsize=8.5)
-    _arrow(ax, (box_x + 1.55 if side < 0 else box_x, y - 0.75),
-           (cx - 0.2 if side < 0 else cx + 0.2, y - 0.75))
-    if sentence:
-        _arrow(ax, (cx, y - 2.15), (cx, y - 1.75))
-        ax.text(cx, y - 2.35, sentence, ha="center", va="center", fontsize=11.5, color=INK,
-                style="italic")
-        ax.text(cx, y - 2.72, caption, ha="center", va="center", fontsize=8.5, color=MUTED)
+    return (-1.3, DEC_X + LAYER_W + 1.3, y0, top + (1.6 if show_io else 0.7))
 
 
 _BEAM_STATES = ("kept", "dropped", "finished")
 
 
-@_editions
+@with_editions
 def beam_tree(levels, title=None) -> Figure:
     """The hypotheses of a beam search as a tree, one column per decoding step (chapter 10).
 
@@ -315,7 +209,7 @@ def beam_tree(levels, title=None) -> Figure:
             if not ok:
                 raise ValueError(f"node {node!r} at step {depth}: parent must be "
                                  f"{'None' if depth == 0 else 'an index into the step before'}")
-    fig, ax = _blank()
+    fig, ax = blank_diagram()
     (title,) = [tr(title)] if title else [title]
     rows = max(len(level) for level in levels)
     w, h, dx, dy = 1.7, 0.62, 2.4, 0.85
@@ -324,11 +218,11 @@ def beam_tree(levels, title=None) -> Figure:
     for depth, level in enumerate(levels):
         for i, (parent, word, score, state) in enumerate(level):
             x = depth * dx
-            _box(ax, x, y[depth][i] - h / 2, w, h, f"{word}\n{score:.2f}", face[state],
-                 accent=state == "finished", fontsize=8)
+            draw_box(ax, x, y[depth][i] - h / 2, w, h, f"{word}\n{score:.2f}", face[state],
+                     accent=state == "finished", fontsize=8)
             if parent is not None:
-                _arrow(ax, ((depth - 1) * dx + w, y[depth - 1][parent]), (x, y[depth][i]),
-                       colour=INK if state != "dropped" else MUTED)
+                draw_arrow(ax, ((depth - 1) * dx + w, y[depth - 1][parent]), (x, y[depth][i]),
+                           colour=INK if state != "dropped" else MUTED)
     if title:
         ax.text(0, rows * dy / 2 + 0.35, title, fontsize=11, color=INK, fontweight="bold")
     counts = {s: sum(n[3] == s for level in levels for n in level) for s in _BEAM_STATES}
@@ -338,11 +232,11 @@ def beam_tree(levels, title=None) -> Figure:
              "summed log-probability; {kept} kept, {dropped} dropped, {finished} finished "
              "hypotheses.").format(what=what, steps=len(levels), **counts)
     top = rows * dy / 2 + (0.8 if title else 0.2)
-    return _diagram(fig, (-0.2, (len(levels) - 1) * dx + w + 0.2, -rows * dy / 2 - 0.2, top),
-                    alt, scale=0.7, max_w=10, max_h=9)
+    return finish_diagram(fig, (-0.2, (len(levels) - 1) * dx + w + 0.2, -rows * dy / 2 - 0.2, top),
+                          alt, scale=0.7, max_w=10, max_h=9)
 
 
-@_editions
+@with_editions
 def position_flow(tokens, inputs, attended, outputs, states) -> Figure:
     """Alammar's per-position flow (chapter 1): a short sentence's real vectors through
     one layer, all positions in the same step, beside a recurrent network's chain.
@@ -356,19 +250,19 @@ def position_flow(tokens, inputs, attended, outputs, states) -> Figure:
         a Figure with one axes (axis hidden).
     """
     names = ("inputs", "attended", "outputs", "states")
-    vectors = [_as_tensor(t, n) for t, n in zip((inputs, attended, outputs, states), names)]
+    vectors = [float_tensor(t, n) for t, n in zip((inputs, attended, outputs, states), names)]
     x, z, r, h = vectors
     if x.dim() != 2 or any(v.shape != x.shape for v in vectors):
         raise ValueError(f"inputs, attended, outputs and states must all be (L, d), got "
                          f"shapes {', '.join(str(tuple(v.shape)) for v in vectors)}")
-    tokens = _check_labels(tokens, len(x), "tokens", "vectors")
+    tokens = check_labels(tokens, len(x), "tokens", "vectors")
     (L, d), step, top = x.shape, x.shape[1] + 1.5, 11.0
-    norm = _norm(torch.cat(vectors), None, None)
-    fig, ax = _blank()
+    norm = colour_scale(torch.cat(vectors), None, None)
+    fig, ax = blank_diagram()
 
     def strip(v, x0, y0):  # one vector, d cells from (x0, y0)
-        _draw_cells(ax, v[None].numpy(), x0, y0, cmap=DIVERGING, norm=norm,
-                    fmt="{:.1f}", fontsize=7)
+        draw_cells(ax, v[None].numpy(), x0, y0, cmap=DIVERGING, norm=norm,
+                   fmt="{:.1f}", fontsize=7)
 
     rnn_x = L * step + 2.5  # where the recurrent network's panel starts
     for i, word in enumerate(tokens):
@@ -378,15 +272,15 @@ def position_flow(tokens, inputs, attended, outputs, states) -> Figure:
             strip(v[i], x0, 4)
         left, mid = i * step, i * step + d / 2
         for j in range(L):  # attention: every input reaches every position
-            _arrow(ax, (j * step + d / 2, 1.1), (mid, 3.9), colour=MUTED)
-        _arrow(ax, (mid, 5.1), (mid, 6))
-        _box(ax, left, 6, d, 1, tr("feed-forward"), FEED_FORWARD, fontsize=8)
-        _arrow(ax, (mid, 7), (mid, 7.9))
+            draw_arrow(ax, (j * step + d / 2, 1.1), (mid, 3.9), colour=MUTED)
+        draw_arrow(ax, (mid, 5.1), (mid, 6))
+        draw_box(ax, left, 6, d, 1, tr("feed-forward"), FEED_FORWARD, fontsize=8)
+        draw_arrow(ax, (mid, 7), (mid, 7.9))
         strip(r[i], left, 8)
         mid = rnn_x + mid  # the recurrent network: x_t and h_{t-1} give h_t
-        _arrow(ax, (mid, 1.1), (mid, 3.9))
+        draw_arrow(ax, (mid, 1.1), (mid, 3.9))
         if i:
-            _arrow(ax, (mid - step + d / 2 + 0.1, 4.5), (mid - d / 2 - 0.1, 4.5))
+            draw_arrow(ax, (mid - step + d / 2 + 0.1, 4.5), (mid - d / 2 - 0.1, 4.5))
         ax.text(mid, 5.4, tr("step {i}").format(i=i + 1), ha="center", fontsize=8)
     for x0, y, label in ((-0.3, 0.5, "x"), (-0.3, 2.5, tr("self-attention")),
                          (-0.3, 4.5, "z"), (-0.3, 8.5, "r"), (rnn_x - 0.3, 4.5, "h")):
@@ -397,4 +291,4 @@ def position_flow(tokens, inputs, attended, outputs, states) -> Figure:
     alt = tr("Diagram: the vectors of “{words}” through one Transformer layer, all "
              "{L} positions in the same step, beside a recurrent network that computes "
              "its {L} states one after another.").format(words=" ".join(tokens), L=L)
-    return _diagram(fig, (-3.2, rnn_x + L * step, -1.6, top), alt, scale=0.3, max_w=10)
+    return finish_diagram(fig, (-3.2, rnn_x + L * step, -1.6, top), alt, scale=0.3, max_w=10)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from ._base import (_as_tensor, _axes_inches, _check_labels, _clean, _editions, _finish, _fmt,
-                    _ink_on, _labels, _new_axes, _value_fontsize, _words)
+from .figure import (axes_inches, check_labels, clean_axes, edition_labels, edition_words,
+                     finish_figure, float_tensor, format_value, ink_on, new_axes, value_fontsize,
+                     with_editions)
 from .palette import DIVERGING, INK, MUTED, SERIES
 from .words import tr
 
@@ -15,13 +16,13 @@ _VALUES_UP_TO = 16  # values are printed in the cells of tables at most this wid
 
 
 def _table(table):
-    t = _as_tensor(table, "table")
+    t = float_tensor(table, "table")
     if t.dim() != 2:
         raise ValueError(f"table must be 2-D (positions, dimensions), got shape {tuple(t.shape)}")
     return t
 
 
-@_editions
+@with_editions
 def encoding_heatmap(table, title=None, row_labels=None, col_labels=None,
                      xlabel="dimension", ylabel="position", show_values=None,
                      fmt="{:.2f}", cmap=DIVERGING, vmin=None, vmax=None, ax=None) -> Figure:
@@ -42,9 +43,9 @@ def encoding_heatmap(table, title=None, row_labels=None, col_labels=None,
     """
     t = _table(table)
     L, D = t.shape
-    rows = _labels(_check_labels(row_labels, L, "row_labels", "rows (positions)"))
-    cols = _labels(_check_labels(col_labels, D, "col_labels", "columns (dimensions)"))
-    title, xlabel, ylabel = _words(title, xlabel, ylabel)
+    rows = edition_labels(check_labels(row_labels, L, "row_labels", "rows (positions)"))
+    cols = edition_labels(check_labels(col_labels, D, "col_labels", "columns (dimensions)"))
+    title, xlabel, ylabel = edition_words(title, xlabel, ylabel)
     if show_values is None:
         show_values = D <= _VALUES_UP_TO and L <= 24
     bound = float(t.abs().max()) or 1.0
@@ -53,8 +54,8 @@ def encoding_heatmap(table, title=None, row_labels=None, col_labels=None,
     own = ax is None
     equal = D <= 4 * L  # square cells; a wide table gets taller rows to stay readable
     height = L * cell if equal else min(4.0, 0.15 * L)
-    fig, ax = _new_axes((max(3.0, D * cell + 2.2), max(1.6, height + 1.0 + 0.3 * bool(title))),
-                        ax)
+    fig, ax = new_axes((max(3.0, D * cell + 2.2), max(1.6, height + 1.0 + 0.3 * bool(title))),
+                       ax)
     image = ax.imshow(t.double().numpy(), cmap=cmap, vmin=vmin, vmax=vmax,
                       aspect="equal" if equal else "auto", interpolation="nearest")
     if show_values:
@@ -62,7 +63,7 @@ def encoding_heatmap(table, title=None, row_labels=None, col_labels=None,
     _ticks(ax, rows, cols, L, D)
     ax.set_xlabel(xlabel, color=MUTED, fontsize=9)
     ax.set_ylabel(ylabel, color=MUTED, fontsize=9)
-    _clean(ax)
+    clean_axes(ax)
     if title:
         ax.set_title(title, color=INK, fontsize=11)
     if own:
@@ -72,16 +73,16 @@ def encoding_heatmap(table, title=None, row_labels=None, col_labels=None,
              ).format(what=title or tr("a table"), L=L, D=D, ylabel=ylabel, xlabel=xlabel,
                       vmin=f"{vmin:g}", vmax=f"{vmax:g}",
                       values=tr(", with each value printed in its cell") if show_values else "")
-    return _finish(fig, alt=alt)
+    return finish_figure(fig, alt=alt)
 
 
 def _print_values(ax, t, image, fmt) -> None:
     L, D = t.shape
-    texts = [_fmt(fmt, v) for v in t.flatten().tolist()]
-    size = _value_fontsize(min(_axes_inches(ax)[0] / D, _axes_inches(ax)[1] / L), texts)
+    texts = [format_value(fmt, v) for v in t.flatten().tolist()]
+    size = value_fontsize(min(axes_inches(ax)[0] / D, axes_inches(ax)[1] / L), texts)
     for (i, j), text in zip(np.ndindex(L, D), texts if size else []):
         ax.text(j, i, text, ha="center", va="center", fontsize=size,
-                color=_ink_on(image.cmap(image.norm(t[i, j].item()))))
+                color=ink_on(image.cmap(image.norm(t[i, j].item()))))
 
 
 def _ticks(ax, rows, cols, L, D) -> None:
@@ -94,7 +95,7 @@ def _ticks(ax, rows, cols, L, D) -> None:
     ax.xaxis.set_label_position("top")
 
 
-@_editions
+@with_editions
 def encoding_waves(table, columns, title=None, xlabel="position", ax=None) -> Figure:
     """Chosen columns of a table ``(L, D)`` drawn as curves along the positions: each
     column of a sinusoidal encoding is a wave of its own frequency.
@@ -114,8 +115,8 @@ def encoding_waves(table, columns, title=None, xlabel="position", ax=None) -> Fi
     bad = [j for j in columns if not 0 <= j < D]
     if bad:
         raise ValueError(f"columns must be in [0, {D}) for a table of shape {(L, D)}, got {bad}")
-    title, xlabel = _words(title, xlabel)
-    fig, ax = _new_axes((6.5, 2.8 + 0.3 * bool(title)), ax)
+    title, xlabel = edition_words(title, xlabel)
+    fig, ax = new_axes((6.5, 2.8 + 0.3 * bool(title)), ax)
     for j, color in zip(columns, SERIES):
         ax.plot(range(L), t[:, j].double().numpy(), color=color, marker="." if L <= 40 else None,
                 label=tr("dimension {j}").format(j=j))
@@ -131,4 +132,4 @@ def encoding_waves(table, columns, title=None, xlabel="position", ax=None) -> Fi
     alt = tr("{what}: the values of columns {names} of a table of {L} {xlabel}s by {D} "
              "dimensions, one curve per column, against the {xlabel} 0 to {last}.").format(
         what=what, names=names, L=L, xlabel=xlabel, D=D, last=L - 1)
-    return _finish(fig, alt=alt)
+    return finish_figure(fig, alt=alt)

@@ -8,14 +8,14 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..checks import check_positive_int
-from ._base import (_CELL_IN, _Figure, _alt, _as_tensor, _axes_inches, _check_labels, _clean,
-                    _editions, _finish, _fmt, _ink_on, _labels, _listed, _new_axes,
-                    _value_fontsize, _words)
+from .figure import (CELL_INCHES, alt_sentence, axes_inches, check_labels, clean_axes,
+                     edition_labels, edition_words, finish_figure, float_tensor, format_value,
+                     ink_on, listed, new_axes, new_figure, value_fontsize, with_editions)
 from .palette import INK, MUTED, SEQUENTIAL
 from .words import tr
 
 
-@_editions
+@with_editions
 def attention_heatmap(weights, query_labels=None, key_labels=None, title=None,
                       show_values=True, fmt="{:.2f}", ax=None, colorbar=False) -> Figure:
     """Attention weights ``(L, S)`` as a heat map on a 0..1 scale.
@@ -31,25 +31,26 @@ def attention_heatmap(weights, query_labels=None, key_labels=None, title=None,
     Returns:
         a Figure with one axes (two with the colour bar).
     """
-    w = _as_tensor(weights, "weights")
+    w = float_tensor(weights, "weights")
     if w.dim() != 2:
         hint = "; for several heads use attention_heads" if w.dim() in (3, 4) else ""
         raise ValueError(f"weights must be 2-D (L, S), got shape {tuple(w.shape)}{hint}")
     L, S = w.shape
-    queries = _labels(_check_labels(query_labels, L, "query_labels", "queries (rows of weights)"))
-    keys = _labels(_check_labels(key_labels, S, "key_labels", "keys (columns of weights)"))
-    (title,) = _words(title)
-    cell, own = min(_CELL_IN, 7.0 / S, 6.0 / L), ax is None
-    fig, ax = _new_axes((S * cell + _label_inches(queries) + 0.5 + 0.9 * colorbar,
-                         L * cell + _label_inches(keys) + 0.5 + 0.3 * bool(title)), ax)
+    queries = edition_labels(check_labels(query_labels, L, "query_labels",
+                                          "queries (rows of weights)"))
+    keys = edition_labels(check_labels(key_labels, S, "key_labels", "keys (columns of weights)"))
+    (title,) = edition_words(title)
+    cell, own = min(CELL_INCHES, 7.0 / S, 6.0 / L), ax is None
+    fig, ax = new_axes((S * cell + _label_inches(queries) + 0.5 + 0.9 * colorbar,
+                        L * cell + _label_inches(keys) + 0.5 + 0.3 * bool(title)), ax)
     if not own:  # drawing into the caller's axes: fit the values to its cells
-        cell = min(_axes_inches(ax)[0] / S, _axes_inches(ax)[1] / L)
+        cell = min(axes_inches(ax)[0] / S, axes_inches(ax)[1] / L)
     image = _heatmap(ax, w, queries, keys, fmt if show_values else None, cell)
     if title:
         ax.set_title(title, color=INK, fontsize=11)
     if colorbar:
         fig.colorbar(image, ax=ax, shrink=0.8, aspect=15, label=tr("weight"))
-    return _finish(fig, alt=_alt(
+    return finish_figure(fig, alt=alt_sentence(
         tr("Heat map of attention weights, {L} queries × {S} keys on a 0 to 1 colour scale"
            ).format(L=L, S=S), title, _axes_alt(queries, keys),
         tr("each weight printed in its cell") if show_values else ""))
@@ -64,11 +65,11 @@ def _heatmap(ax, w, queries, keys, fmt, cell):
     """Draw weights ``(L, S)`` into ``ax``; values printed with ``fmt`` when they fit."""
     L, S = w.shape
     image = ax.imshow(w.double().numpy(), cmap=SEQUENTIAL, vmin=0, vmax=1)
-    texts = [_fmt(fmt, v) for v in w.flatten().tolist()] if fmt else []
-    size = _value_fontsize(cell, texts)
+    texts = [format_value(fmt, v) for v in w.flatten().tolist()] if fmt else []
+    size = value_fontsize(cell, texts)
     for (i, j), text in zip(np.ndindex(L, S), texts if size else []):
         ax.text(j, i, text, ha="center", va="center", fontsize=size,
-                color=_ink_on(image.cmap(image.norm(w[i, j].item()))))
+                color=ink_on(image.cmap(image.norm(w[i, j].item()))))
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
     ax.set_xticks(range(S), keys or range(S))
@@ -84,11 +85,11 @@ def _heatmap(ax, w, queries, keys, fmt, cell):
         ax.set_yticks(np.arange(L + 1) - 0.5, minor=True)
         ax.grid(which="minor", color="white", linewidth=2)
         ax.tick_params(which="minor", length=0)
-    _clean(ax)
+    clean_axes(ax)
     return image
 
 
-@_editions
+@with_editions
 def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=None) -> Figure:
     """One heat map per head, titled "head 1", "head 2", ...
 
@@ -105,16 +106,17 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
     w = _heads_weights(weights)  # (H, L, S)
     check_positive_int(ncols, "ncols")
     H, L, S = w.shape
-    queries = _labels(_check_labels(query_labels, L, "query_labels", "queries (rows of weights)"))
-    keys = _labels(_check_labels(key_labels, S, "key_labels", "keys (columns of weights)"))
-    (title,) = _words(title)
+    queries = edition_labels(check_labels(query_labels, L, "query_labels",
+                                          "queries (rows of weights)"))
+    keys = edition_labels(check_labels(key_labels, S, "key_labels", "keys (columns of weights)"))
+    (title,) = edition_words(title)
     ncols = min(ncols, H)
     nrows = math.ceil(H / ncols)
     margin_w, margin_h = _label_inches(queries) + 0.3, _label_inches(keys) + 0.3
-    cell = min(_CELL_IN, (9.5 - margin_w) / (ncols * (S + 0.6)), 7.0 / (nrows * (L + 1.5)))
-    fig = _Figure(figsize=(ncols * (S + 0.6) * cell + margin_w,
-                          nrows * (L + 1.5) * cell + margin_h + 0.35 * bool(title)),
-                 layout="constrained")
+    cell = min(CELL_INCHES, (9.5 - margin_w) / (ncols * (S + 0.6)), 7.0 / (nrows * (L + 1.5)))
+    fig = new_figure(figsize=(ncols * (S + 0.6) * cell + margin_w,
+                             nrows * (L + 1.5) * cell + margin_h + 0.35 * bool(title)),
+                    layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False)
     for h, ax in enumerate(axes.flat):
         if h >= H:
@@ -134,21 +136,22 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
                "to 1 scale") if H == 1 else
             tr("{H} heat maps of attention weights side by side, one per head (head 1 to head "
                "{H}), each {L} queries × {S} keys on a 0 to 1 scale"))
-    return _finish(fig, alt=_alt(maps.format(H=H, L=L, S=S), title, _axes_alt(queries, keys)))
+    return finish_figure(fig, alt=alt_sentence(maps.format(H=H, L=L, S=S), title,
+                                               _axes_alt(queries, keys)))
 
 
 def _axes_alt(queries, keys) -> str:
     """What the rows and columns of a heat map are, for its alt text."""
-    rows = (tr("rows are the queries {labels}").format(labels=_listed(queries)) if queries
+    rows = (tr("rows are the queries {labels}").format(labels=listed(queries)) if queries
             else tr("rows are the queries"))
-    cols = (tr("columns the keys {labels}").format(labels=_listed(keys)) if keys
+    cols = (tr("columns the keys {labels}").format(labels=listed(keys)) if keys
             else tr("columns the keys"))
     return tr("{rows}, {cols}").format(rows=rows, cols=cols)
 
 
 def _heads_weights(weights):
     """The weights of attention_heads as ``(H, L, S)``, from ``(H, L, S)`` or ``(1, H, L, S)``."""
-    w = _as_tensor(weights, "weights")
+    w = float_tensor(weights, "weights")
     if w.dim() == 4:
         if w.shape[0] != 1:
             raise ValueError(f"4-D weights must have a batch of 1, (1, H, L, S), got shape "

@@ -6,14 +6,15 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from ._base import (_Figure, _alt, _as_tensor, _axes_inches, _check_labels, _editions, _finish,
-                    _fmt, _labels, _listed, _new_axes, _value_fontsize, _words)
+from .figure import (alt_sentence, axes_inches, check_labels, edition_labels, edition_words,
+                     finish_figure, float_tensor, format_value, listed, new_axes, new_figure,
+                     value_fontsize, with_editions)
 from .palette import INK, MUTED, SERIES, VALUE
 from .words import tr
 
 
 def _vector(x, name: str) -> torch.Tensor:
-    t = _as_tensor(x, name)
+    t = float_tensor(x, name)
     if t.dim() != 1:
         raise ValueError(f"{name} must be 1-D, got shape {tuple(t.shape)}")
     return t.double()
@@ -33,7 +34,7 @@ def _style(ax, title=None, xlabel=None, ylabel=None) -> None:
     ax.set_ylabel(ylabel or "", color=INK)
 
 
-@_editions
+@with_editions
 def histograms(samples: dict, bins=50, title=None, xlabel=None, ax=None, layout="auto") -> Figure:
     """Histograms of named 1-D samples, overlaid or side by side.
 
@@ -50,7 +51,7 @@ def histograms(samples: dict, bins=50, title=None, xlabel=None, ax=None, layout=
     if not isinstance(samples, dict) or not samples:
         raise TypeError("samples must be a non-empty dict {name: 1-D tensor}")
     data = {tr(str(k)): _vector(v, f"samples[{k!r}]") for k, v in samples.items()}
-    title, xlabel = _words(title, xlabel)
+    title, xlabel = edition_words(title, xlabel)
     if layout not in ("auto", "overlay", "side"):
         raise ValueError(f"layout must be 'auto', 'overlay' or 'side', got {layout!r}")
     stds = {k: float(v.std()) if v.numel() > 1 else 0.0 for k, v in data.items()}
@@ -61,12 +62,12 @@ def histograms(samples: dict, bins=50, title=None, xlabel=None, ax=None, layout=
         raise ValueError("layout='side' draws one axes per sample, so it needs its own "
                          "figure: leave ax=None")
     if layout == "overlay":
-        fig, ax = _new_axes((6.5, 3.8), ax)
+        fig, ax = new_axes((6.5, 3.8), ax)
         _overlaid_histograms(ax, data, stds, bins)
         _style(ax, title, xlabel, tr("count"))
-        return _finish(fig, alt=_histograms_alt(data, stds, tr("overlaid on one axes"), title,
-                                                xlabel))
-    fig = _Figure(figsize=(min(10.0, 3.4 * len(data) + 0.4), 3.6), layout="constrained")
+        return finish_figure(fig, alt=_histograms_alt(data, stds, tr("overlaid on one axes"),
+                                                      title, xlabel))
+    fig = new_figure(figsize=(min(10.0, 3.4 * len(data) + 0.4), 3.6), layout="constrained")
     axes = fig.subplots(1, len(data), squeeze=False).flat
     for i, (ax, (name, v)) in enumerate(zip(axes, data.items())):
         ax.hist(v.numpy(), bins=bins, color=SERIES[i % len(SERIES)], alpha=0.8,
@@ -75,19 +76,19 @@ def histograms(samples: dict, bins=50, title=None, xlabel=None, ax=None, layout=
                tr("count") if i == 0 else None)
     if title:
         fig.suptitle(title, color=INK, fontsize=12)
-    return _finish(fig, alt=_histograms_alt(
+    return finish_figure(fig, alt=_histograms_alt(
         data, stds, tr("side by side, each with its own x scale"), title, xlabel))
 
 
 def _histograms_alt(data, stds, layout, title, xlabel) -> str:
     """The alt text of histograms(): which samples, how many values, their spreads."""
-    samples = _listed([tr("{name} ({n} values, std {std})").format(
+    samples = listed([tr("{name} ({n} values, std {std})").format(
         name=name, n=v.numel(), std=f"{stds[name]:.3g}") for name, v in data.items()])
     what = (tr("1 histogram {layout}") if len(data) == 1 else tr("{n} histograms {layout}"))
-    return _alt(what.format(n=len(data), layout=layout), title,
-                tr("samples: {samples}").format(samples=samples),
-                tr("x axis: {label}").format(label=xlabel) if xlabel else "",
-                tr("y axis: count"))
+    return alt_sentence(what.format(n=len(data), layout=layout), title,
+                        tr("samples: {samples}").format(samples=samples),
+                        tr("x axis: {label}").format(label=xlabel) if xlabel else "",
+                        tr("y axis: count"))
 
 
 def _overlaid_histograms(ax, data, stds, bins) -> None:
@@ -100,7 +101,7 @@ def _overlaid_histograms(ax, data, stds, bins) -> None:
     ax.legend(frameon=False, fontsize=9)
 
 
-@_editions
+@with_editions
 def bar_values(values, labels=None, title=None, ylabel=None, ax=None, fmt="{:.3f}",
                show_values=True) -> Figure:
     """A bar per number of a 1-D tensor, its value written on the bar (e.g. a softmax).
@@ -115,12 +116,13 @@ def bar_values(values, labels=None, title=None, ylabel=None, ax=None, fmt="{:.3f
     """
     v = _vector(values, "values")
     n = v.numel()
-    names = _labels(_check_labels(labels, n, "labels", "values")) or [str(i) for i in range(n)]
-    title, ylabel = _words(title, ylabel)
-    fig, ax = _new_axes((min(10.0, max(4.5, 0.6 * n + 1.5)), 3.6), ax)
+    names = (edition_labels(check_labels(labels, n, "labels", "values"))
+             or [str(i) for i in range(n)])
+    title, ylabel = edition_words(title, ylabel)
+    fig, ax = new_axes((min(10.0, max(4.5, 0.6 * n + 1.5)), 3.6), ax)
     bars = ax.bar(range(n), v.numpy(), color=VALUE, width=0.7)
-    texts = [_fmt(fmt, x) for x in v.tolist()]
-    size = _value_fontsize(0.9 * _axes_inches(ax)[0] / max(n, 1), texts) if show_values else 0
+    texts = [format_value(fmt, x) for x in v.tolist()]
+    size = value_fontsize(0.9 * axes_inches(ax)[0] / max(n, 1), texts) if show_values else 0
     if size:
         ax.bar_label(bars, texts, padding=2, fontsize=size, color=INK)
     lo, hi = min(0.0, float(v.min())), max(0.0, float(v.max()))
@@ -134,14 +136,14 @@ def bar_values(values, labels=None, title=None, ylabel=None, ax=None, fmt="{:.3f
     _style(ax, title, None, ylabel)
     ax.grid(axis="x", visible=False)
     ax.axhline(0, color=MUTED, linewidth=0.8)
-    shown = _listed([f"{name} {text}" for name, text in
-                     zip(names, [_fmt(fmt, x) for x in v.tolist()])], limit=12)
-    return _finish(fig, alt=_alt(tr("Bar chart of {n} values").format(n=n), title,
-                                 tr("bars: {bars}").format(bars=shown),
-                                 tr("y axis: {label}").format(label=ylabel) if ylabel else ""))
+    shown = listed([f"{name} {text}" for name, text in
+                    zip(names, [format_value(fmt, x) for x in v.tolist()])], limit=12)
+    return finish_figure(fig, alt=alt_sentence(
+        tr("Bar chart of {n} values").format(n=n), title, tr("bars: {bars}").format(bars=shown),
+        tr("y axis: {label}").format(label=ylabel) if ylabel else ""))
 
 
-@_editions
+@with_editions
 def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False, logy=False,
               ax=None, marks: dict | None = None) -> Figure:
     """Several named curves against the same ``x``.
@@ -161,7 +163,7 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
     if not isinstance(series, dict) or not series:
         raise TypeError("series must be a non-empty dict {name: 1-D values}")
     curves = {tr(str(k)): _vector(v, f"series[{k!r}]") for k, v in series.items()}
-    title, xlabel, ylabel = _words(title, xlabel, ylabel)
+    title, xlabel, ylabel = edition_words(title, xlabel, ylabel)
     for name, ys in curves.items():
         if ys.numel() != xs.numel():
             raise ValueError(f"series[{name!r}] has {ys.numel()} values but x has {xs.numel()}")
@@ -169,7 +171,7 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
             raise ValueError(f"logy=True needs positive values, series[{name!r}] has some <= 0")
     if logx and bool((xs <= 0).any()):
         raise ValueError("logx=True needs positive x values")
-    fig, ax = _new_axes((6.5, 4.0), ax)
+    fig, ax = new_axes((6.5, 4.0), ax)
     marker = "o" if xs.numel() <= 25 else None
     for i, (name, ys) in enumerate(curves.items()):
         ax.plot(xs.numpy(), ys.numpy(), color=SERIES[i % len(SERIES)], marker=marker,
@@ -183,12 +185,12 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
                                                                          bool(logy)))
     what = (tr("Line plot of 1 curve over {n} points") if len(curves) == 1 else
             tr("Line plot of {k} curves over {n} points"))
-    return _finish(fig, alt=_alt(
+    return finish_figure(fig, alt=alt_sentence(
         what.format(k=len(curves), n=xs.numel()), title,
-        tr("curves: {names}").format(names=_listed(list(curves))),
+        tr("curves: {names}").format(names=listed(list(curves))),
         tr("x axis: {label} from {lo} to {hi}").format(
-            label=xlabel or "x", lo=_fmt("{:.3g}", float(xs.min())),
-            hi=_fmt("{:.3g}", float(xs.max()))),
+            label=xlabel or "x", lo=format_value("{:.3g}", float(xs.min())),
+            hi=format_value("{:.3g}", float(xs.max()))),
         tr("y axis: {label}").format(label=ylabel) if ylabel else "",
         tr(scales) if scales else "", tr("marked: {marks}").format(marks=marked) if marked else ""))
 
@@ -210,8 +212,9 @@ def _marks(ax, marks, logx) -> str:
         label = tr(str(label))
         ax.annotate(label, (pos, 1), xycoords=("data", "axes fraction"),
                     xytext=(4, -12), textcoords="offset points", color=INK, fontsize=9)
-        words.append(tr("{label} at x = {x}").format(label=label, x=_fmt("{:.3g}", float(pos))))
-    return _listed(words)
+        words.append(tr("{label} at x = {x}").format(label=label,
+                                                     x=format_value("{:.3g}", float(pos))))
+    return listed(words)
 
 
 def _log_axes(ax, xs, ys, logx, logy) -> None:

@@ -33,7 +33,8 @@ module            explorers
 ``masks``         ``mask_explorer`` (chapter 6)
 ``positional``    ``positional_explorer`` (chapter 7)
 ``beam``          ``beam_explorer`` (chapter 10)
-``explorer``      the :class:`.Explorer` they return, the rounding to ``DIGITS``
+``explorer``      the :class:`.Explorer` they return, the rounding to ``DIGITS``, and the
+                  helpers the modules above share
 ================  =========================================================================
 """
 from .explorer import DIGITS, FONTS, JUPYTERLAB_MIME, JUPYTERLAB_SCHEMA, PANEL, Explorer

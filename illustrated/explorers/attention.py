@@ -8,8 +8,8 @@ from ..checks import check_positive_int, check_tensor
 from ..attention import scaled_dot_product_attention
 from ..draw.palette import ACCENT, INK, KEY, QUERY
 from ..draw.words import tr
-from .explorer import (DIGITS, PANEL, Explorer, _check_grid, _explorer, _frame, _labels,
-                       _listing, _text_expr, in_every_edition)
+from .explorer import (DIGITS, PANEL, Explorer, check_grid, data_frame, edition_list,
+                       in_every_edition, label_expr, make_explorer, text_expr)
 
 # ------------------------------------------------------------------ chapter 2: temperature
 def temperature_weights(scores: torch.Tensor, tau: float) -> torch.Tensor:
@@ -40,8 +40,8 @@ def temperature_explorer(scores: torch.Tensor, labels, log10_taus=None) -> Explo
     labels = [str(label) for label in labels]
     if len(labels) != scores.shape[0] or len(set(labels)) != len(labels):
         raise ValueError(f"labels must be {scores.shape[0]} distinct names, got {labels}")
-    grid = _check_grid([round(x / 10, 1) for x in range(-20, 21)] if log10_taus is None
-                       else log10_taus, "log10_taus", positive=False)
+    grid = check_grid([round(x / 10, 1) for x in range(-20, 21)] if log10_taus is None
+                      else log10_taus, "log10_taus", positive=False)
     rows = [{"log10_tau": round(g, 3), "key": label, "weight": float(w)}
             for g in grid
             for label, w in zip(labels, temperature_weights(scores, 10**g).tolist())]
@@ -49,23 +49,23 @@ def temperature_explorer(scores: torch.Tensor, labels, log10_taus=None) -> Explo
     tau = alt.param(name="log10_tau", value=0.0 if 0.0 in grid else grid[0],
                     bind=alt.binding_range(min=grid[0], max=grid[-1], step=step,
                                            name=tr("log₁₀ τ") + " "))
-    base = alt.Chart(_frame(rows)).transform_filter(
+    base = alt.Chart(data_frame(rows)).transform_filter(
         "abs(datum.log10_tau - log10_tau) < 1e-9")
-    x = alt.X("key:N", sort=labels, title=None, axis=alt.Axis(labelAngle=0, **_labels(labels)))
+    x = alt.X("key:N", sort=labels, title=None, axis=alt.Axis(labelAngle=0, **label_expr(labels)))
     bars = base.mark_bar(color=KEY).encode(
         x=x, y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title=tr("weight")))
     text = base.mark_text(dy=-8, color=INK).encode(
         x=x, y="weight:Q", text=alt.Text("weight:Q", format=".3f"))
-    title = alt.Title(alt.ExprRef(_text_expr(
+    title = alt.Title(alt.ExprRef(text_expr(
         "Softmax weights at τ = {tau}", {"tau": "format(pow(10, log10_tau), '.3~g')"})))
     chart = (bars + text).add_params(tau).properties(width=PANEL[0], height=PANEL[1],
                                                      title=title)
     inputs = {"scores": [float(s) for s in scores.tolist()], "labels": labels,
               "param": "log10_tau"}
-    return _explorer(chart, "temperature", inputs, tr(
+    return make_explorer(chart, "temperature", inputs, tr(
         "Bars of the softmax weights of {n} keys ({keys}); a slider sets the temperature τ "
-        "from {low:g} to {high:g}.").format(n=len(labels), keys=_listing(map(tr, labels)),
-                                             low=10**grid[0], high=10**grid[-1]))
+        "from {low:g} to {high:g}.").format(n=len(labels), keys=edition_list(map(tr, labels)),
+                                            low=10**grid[0], high=10**grid[-1]))
 
 
 # ------------------------------------------------------------------ chapter 4: √d_k
@@ -110,17 +110,17 @@ def scaling_explorer(max_log2_d_k: int = 10, S: int = 16, seed: int = 0) -> Expl
     d_k = alt.param(name="log2_d_k", value=min(6, max_log2_d_k),
                     bind=alt.binding_range(min=0, max=max_log2_d_k, step=1,
                                            name=tr("log₂ d_k") + " "))
-    base = alt.Chart(_frame(rows)).transform_filter("datum.log2_d_k == log2_d_k")
+    base = alt.Chart(data_frame(rows)).transform_filter("datum.log2_d_k == log2_d_k")
     panels = [base.transform_filter(f"datum.scaling == '{name}'")
               .mark_bar(color=color).encode(
                   x=alt.X("key:O", title=tr("key"), axis=alt.Axis(labelAngle=0)),
                   y=alt.Y("weight:Q", scale=alt.Scale(domain=[0, 1]), title=tr("weight")))
               .properties(width=PANEL[0] * 0.8, height=PANEL[1], title=title)
               for (name, title), color in zip(names.items(), [ACCENT, QUERY])]
-    title = alt.Title(alt.ExprRef(_text_expr(
+    title = alt.Title(alt.ExprRef(text_expr(
         "One query, {S} random keys of width d_k = {d_k}", {"d_k": "pow(2, log2_d_k)"}, S=S)))
     chart = alt.hconcat(*panels).add_params(d_k).properties(title=title)
-    return _explorer(chart, "scaling", {"S": S, "seed": seed, "param": "log2_d_k"}, tr(
+    return make_explorer(chart, "scaling", {"S": S, "seed": seed, "param": "log2_d_k"}, tr(
         "Two bar charts of the softmax weights of one query over {S} random keys, without "
         "and with the division by √d_k; a slider sets d_k from 1 to {high}.").format(
             S=S, high=2**max_log2_d_k))

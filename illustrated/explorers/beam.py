@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..draw.palette import INK, KEY, MUTED
 from ..draw.words import tr
-from .explorer import Explorer, _explorer, _frame, _labels, in_every_edition
+from .explorer import Explorer, data_frame, in_every_edition, label_expr, make_explorer
 
 BEAM_STATES = ("kept", "dropped", "finished")
 
@@ -73,7 +73,7 @@ def beam_explorer(levels, title: str | None = None, title_fields: dict | None = 
     nodes = beam_nodes(levels, last)
     step = alt.param(name="step", value=1 if last >= 1 else 0,
                      bind=alt.binding_range(min=0, max=last, step=1, name=tr("step") + " "))
-    base = alt.Chart(_frame(nodes)).transform_filter("datum.level <= step")
+    base = alt.Chart(data_frame(nodes)).transform_filter("datum.level <= step")
     x = alt.X("level:Q", axis=None, scale=alt.Scale(domain=[-0.4, last + 0.4]))
     half = (max(len(level) for level in levels) - 1) / 2 + 0.5
     y = alt.Y("y:Q", axis=None, scale=alt.Scale(domain=[-half, half]))
@@ -84,7 +84,7 @@ def beam_explorer(levels, title: str | None = None, title_fields: dict | None = 
         parent_x="datum.level - 1 + 0.3")
     color = alt.Color("state:N", title=None,
                       legend=alt.Legend(orient="bottom", symbolType="square",
-                                        **_labels(BEAM_STATES)),
+                                        **label_expr(BEAM_STATES)),
                       scale=alt.Scale(domain=list(BEAM_STATES), range=[KEY, MUTED, INK]))
     box = "M-1.8,-0.85H1.8V0.85H-1.8Z"  # about 70 by 33 pixels at size 1500
     boxes = base.mark_point(shape=box, size=1500, filled=True, opacity=1).encode(
@@ -98,7 +98,7 @@ def beam_explorer(levels, title: str | None = None, title_fields: dict | None = 
     ).configure_view(stroke=None)
     rounded = [[[parent, word, round(float(score), 2) + 0.0, state]  # as shown, on any CPU
                 for parent, word, score, state in level] for level in levels]
-    return _explorer(chart, "beam", {"levels": rounded, "param": "step"}, tr(
+    return make_explorer(chart, "beam", {"levels": rounded, "param": "step"}, tr(
         "A tree of beam search hypotheses over {last} decoding steps, each a word with its "
         "prefix's summed log-probability, coloured kept, dropped or finished; a slider adds "
         "one step at a time.").format(last=last))

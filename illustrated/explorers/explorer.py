@@ -1,6 +1,11 @@
 """What every explorer shares: the :class:`Explorer` that shows a
 Vega-Lite spec in Jupyter and in the book's pages, the rounding that keeps its data equal on
-every CPU, the words of each edition of the book, and the checks of a grid of settings."""
+every CPU, the words of each edition of the book, and the checks of a grid of settings.
+
+The explorer modules import the helpers below :func:`in_every_edition` (``make_explorer``,
+``data_frame``, ``label_expr``, ``text_expr``, ``edition_list``, ``rounded``,
+``check_grid``); they are not part of the explorers' API (``illustrated.explorers.__all__``).
+"""
 from __future__ import annotations
 
 import functools
@@ -109,7 +114,7 @@ def _quote(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _text_expr(template: str, exprs: dict[str, str], **values) -> str:
+def text_expr(template: str, exprs: dict[str, str], **values) -> str:
     """A title that changes with the controls: the edition's words of ``template``, its
     ``values`` filled in, each field of ``exprs`` a Vega expression (e.g. ``{"tau":
     "format(pow(10, log10_tau), '.3~g')"}``). Returns the Vega expression."""
@@ -121,7 +126,7 @@ def _text_expr(template: str, exprs: dict[str, str], **values) -> str:
     return " + ".join(parts)
 
 
-def _labels(values) -> dict:
+def label_expr(values) -> dict:
     """Labels of a legend or axis in the edition's words for data values kept in English
     (every edition holds the same data): ``{"labelExpr": ...}``, or nothing where no label
     changes (the English spec stays as it was)."""
@@ -131,17 +136,18 @@ def _labels(values) -> dict:
     return {} if expr == "datum.label" else {"labelExpr": expr}
 
 
-def _listing(items) -> str:
+def edition_list(items) -> str:
     """Items as a list in the edition's words ("a, b, c"; in Chinese "a、b、c")."""
     return tr(", ").join(str(item) for item in items)
 
 
-def _rounded(x: float) -> float:
+def rounded(x: float) -> float:
+    """``x`` rounded to ``DIGITS`` decimals, as an explorer's data keeps it."""
     value = round(float(x), DIGITS)
     return 0.0 if value == 0 else value  # no "-0.0"
 
 
-def _explorer(chart, kind: str, inputs: dict, alt_text: str) -> Explorer:
+def make_explorer(chart, kind: str, inputs: dict, alt_text: str) -> Explorer:
     """The spec of ``chart`` with its inputs recorded, sizes and fonts set."""
     spec = chart.to_dict()
     spec["config"] = {**spec.get("config", {}), **FONTS}
@@ -149,14 +155,16 @@ def _explorer(chart, kind: str, inputs: dict, alt_text: str) -> Explorer:
     return Explorer(spec, alt_text)
 
 
-def _frame(rows: list[dict]):
+def data_frame(rows: list[dict]):
     """The rows as a DataFrame: altair stores it once, under a name made from its content."""
     import pandas as pd
 
     return pd.DataFrame(rows)
 
 
-def _check_grid(values, name: str, positive=True) -> list[float]:
+def check_grid(values, name: str, positive=True) -> list[float]:
+    """``values``, the settings an explorer computes, as a list of distinct floats (positive
+    unless ``positive`` is False); TypeError or ValueError naming ``name`` otherwise."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise TypeError(f"{name} must be a list of numbers, got {type(values).__name__}")
     values = [float(v) for v in values]

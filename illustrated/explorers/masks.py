@@ -8,7 +8,7 @@ from ..checks import check_positive_int
 from ..draw.palette import INK, KEY, MUTED
 from ..draw.words import tr
 from ..model import make_std_masks
-from .explorer import PANEL, Explorer, _explorer, _frame, _labels, in_every_edition
+from .explorer import PANEL, Explorer, data_frame, in_every_edition, label_expr, make_explorer
 
 MASK_PANELS = {"encoder": "encoder self-attention", "decoder": "decoder self-attention",
                "cross": "decoder → encoder (cross)"}
@@ -65,9 +65,9 @@ def mask_explorer(width: int = 8) -> Explorer:
     tgt = alt.param(name="tgt_len", value=min(3, width),
                     bind=alt.binding_range(min=1, max=width, step=1,
                                            name=tr("target length") + " "))
-    base = alt.Chart(_frame(_mask_rows(width)))
+    base = alt.Chart(data_frame(_mask_rows(width)))
     color = alt.Color("cell:N", title=None,
-                      legend=alt.Legend(orient="bottom", **_labels(MASK_CELLS)),
+                      legend=alt.Legend(orient="bottom", **label_expr(MASK_CELLS)),
                       scale=alt.Scale(domain=MASK_CELLS, range=[KEY, MUTED, INK]))
     panels = []
     for panel, title in MASK_PANELS.items():
@@ -85,7 +85,7 @@ def mask_explorer(width: int = 8) -> Explorer:
     chart = alt.hconcat(*panels).add_params(src, tgt).properties(
         title=tr("Masks of one sentence pair padded to {width} tokens (pale rows: padding "
                  "queries)").format(width=width))
-    return _explorer(chart, "masks", {"width": width, "params": ["src_len", "tgt_len"]}, tr(
+    return make_explorer(chart, "masks", {"width": width, "params": ["src_len", "tgt_len"]}, tr(
         "Three grids of queries by keys, the encoder's, the decoder's and the "
         "cross-attention's masks, each cell coloured by whether the query may attend or is "
         "blocked by padding or by the future; two sliders set the source and target lengths "

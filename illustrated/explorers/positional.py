@@ -8,8 +8,8 @@ from ..checks import check_positive_int
 from ..draw.palette import ACCENT, INK, SERIES
 from ..draw.words import tr
 from ..positional import sinusoidal_encoding
-from .explorer import (DIGITS, PANEL, Explorer, _check_grid, _explorer, _frame, _listing,
-                       _rounded, in_every_edition)
+from .explorer import (DIGITS, PANEL, Explorer, check_grid, data_frame, edition_list,
+                       in_every_edition, make_explorer, rounded)
 
 def position_similarity(d_model: int, p: int, length: int) -> torch.Tensor:
     """``PE(p) · PE(q) / (d_model / 2)`` for every position ``q < length`` (chapter 7),
@@ -35,8 +35,8 @@ def positional_explorer(d_models=(16, 64, 512), length: int = 60, columns=(0, 2,
     """
     import altair as alt
 
-    d_models = [int(d) for d in _check_grid(d_models, "d_models")]
-    positions = [int(p) for p in _check_grid(positions, "positions", positive=False)]
+    d_models = [int(d) for d in check_grid(d_models, "d_models")]
+    positions = [int(p) for p in check_grid(positions, "positions", positive=False)]
     if min(positions) < 0 or max(positions) >= length or any(c >= min(d_models) for c in columns):
         raise ValueError(f"positions must lie from 0 to below length={length} and columns below the "
                          f"smallest d_model={min(d_models)}")
@@ -44,7 +44,7 @@ def positional_explorer(d_models=(16, 64, 512), length: int = 60, columns=(0, 2,
     for d in d_models:
         pe = sinusoidal_encoding(length, d)  # (L, D)
         waves += [{"d_model": d, "column": c, "pos": pos,
-                   "value": _rounded(pe[pos, c])} for c in columns for pos in range(length)]
+                   "value": rounded(pe[pos, c])} for c in columns for pos in range(length)]
         for p in positions:
             dots += [{"d_model": d, "p": p, "pos": pos, "similarity": s}
                      for pos, s in enumerate(position_similarity(d, p, length).tolist())]
@@ -55,15 +55,15 @@ def positional_explorer(d_models=(16, 64, 512), length: int = 60, columns=(0, 2,
                                          step=positions[1] - positions[0] if len(positions) > 1
                                          else 1, name=tr("position p") + " "))
     x = alt.X("pos:Q", title=tr("position"), scale=alt.Scale(domain=[0, length - 1]))
-    rule = alt.Chart(_frame([{"one": 1}])).mark_rule(color=INK, strokeDash=[4, 3]).encode(
+    rule = alt.Chart(data_frame([{"one": 1}])).mark_rule(color=INK, strokeDash=[4, 3]).encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, length - 1]))).transform_calculate(p="p")
-    wave = (alt.Chart(_frame(waves)).transform_filter("datum.d_model == d_model")
+    wave = (alt.Chart(data_frame(waves)).transform_filter("datum.d_model == d_model")
             .mark_line().encode(x=x, y=alt.Y("value:Q", title=tr("PE(pos, column)"),
                                              scale=alt.Scale(domain=[-1, 1])),
                                 color=alt.Color("column:N", title=tr("column"),
                                                 scale=alt.Scale(range=list(SERIES)),
                                                 legend=alt.Legend(orient="bottom"))))
-    sim = (alt.Chart(_frame(dots)).transform_filter("datum.d_model == d_model && datum.p == p")
+    sim = (alt.Chart(data_frame(dots)).transform_filter("datum.d_model == d_model && datum.p == p")
            .mark_line(color=ACCENT, point=alt.OverlayMarkDef(color=ACCENT, size=16)).encode(
                x=x, y=alt.Y("similarity:Q", title="PE(p) · PE(pos) / (d_model / 2)",
                             scale=alt.Scale(domain=[-1, 1]))))
@@ -71,12 +71,13 @@ def positional_explorer(d_models=(16, 64, 512), length: int = 60, columns=(0, 2,
     chart = alt.hconcat((wave + rule).properties(title=tr("The first sin/cos columns"), **size),
                         (sim + rule).properties(title=tr("Similarity of p to every position"),
                                                 **size)).add_params(d_model, p)
-    return _explorer(chart, "positional",
-                     {"length": length, "columns": list(columns), "params": ["d_model", "p"]},
-                     tr("Two line charts: columns {columns} of the sinusoidal encoding over "
-                        "{length} positions, and the normalised dot product of position p's "
-                        "encoding with every position's; a drop-down sets d_model ({d_models}) "
-                        "and a slider sets p.").format(columns=_listing(columns), length=length,
-                                                       d_models=_listing(d_models)))
+    return make_explorer(chart, "positional",
+                         {"length": length, "columns": list(columns), "params": ["d_model", "p"]},
+                         tr("Two line charts: columns {columns} of the sinusoidal encoding over "
+                            "{length} positions, and the normalised dot product of position p's "
+                            "encoding with every position's; a drop-down sets d_model ({d_models}) "
+                            "and a slider sets p.").format(columns=edition_list(columns),
+                                                           length=length,
+                                                           d_models=edition_list(d_models)))
 
 

@@ -4,20 +4,20 @@ from __future__ import annotations
 import torch
 
 from illustrated import draw
-from illustrated.draw._base import _alt, _listed
+from illustrated.draw.figure import alt_sentence, listed
 
 from .helpers import CJK, gen, softmax_weights
 
 
 def test_listed_joins_and_truncates():
-    assert _listed(["a"]) == "a"
-    assert _listed(["a", "b", "c"]) == "a, b and c"
-    assert _listed([str(i) for i in range(10)], limit=3) == "0, 1, 2 and 7 more"
+    assert listed(["a"]) == "a"
+    assert listed(["a", "b", "c"]) == "a, b and c"
+    assert listed([str(i) for i in range(10)], limit=3) == "0, 1, 2 and 7 more"
 
 
 def test_alt_adds_title_and_non_empty_details():
-    assert _alt("Plot", "A  title", "", "x: t") == "Plot titled “A title”; x: t."
-    assert _alt("Plot") == "Plot."
+    assert alt_sentence("Plot", "A  title", "", "x: t") == "Plot titled “A title”; x: t."
+    assert alt_sentence("Plot") == "Plot."
 
 
 def test_heatmap_alt_names_shape_title_and_labels():

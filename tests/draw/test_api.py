@@ -20,13 +20,18 @@ from .helpers import gen, softmax_weights, thinking_machines
 PACKAGE = Path(draw.__file__).parent
 
 
+# Modules whose public names are not figures: the editions' words, which the figures use and
+# which is its own API (``illustrated.draw.words``, on the API page too), and what the figure
+# modules share (``figure``, ``shapes``), public within the package only.
+NOT_FIGURES = {"words", "figure", "shapes"}
+
+
 def public_definitions() -> dict[str, list[str]]:
-    """{public name: the modules of illustrated/draw/ that define it at top level}; not
-    ``words``, the editions' words, which the figures use and which is its own API
-    (``illustrated.draw.words``, on the API page too)."""
+    """{public name: the modules of illustrated/draw/ that define it at top level}, but for
+    the modules of ``NOT_FIGURES``."""
     found = {}
     for path in sorted(PACKAGE.glob("*.py")):
-        if path.stem == "words":
+        if path.stem in NOT_FIGURES:
             continue
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):

@@ -16,7 +16,7 @@ from matplotlib.text import Text
 
 from illustrated import draw
 from illustrated.draw import words
-from illustrated.draw._base import _CJK, _FONT_FILE
+from illustrated.draw.figure import _CJK, _FONT_FILE
 from illustrated.draw.words import in_edition
 
 from .helpers import CJK, gen, softmax_weights, thinking_machines

@@ -1,10 +1,13 @@
 """What every figure of :mod:`illustrated.draw` shares (introduced in chapter 1, The black box).
 
-The figure class Jupyter can show without pyplot, input checks, the bundled CJK font,
-number formatting, the coloured boxes of tensors and tables, and the two editions: every
-public function is decorated with :func:`_editions`, so that a figure shown in a notebook
-also carries its Chinese rendering (same call, same numbers, words through
-:func:`illustrated.draw.words.tr`).
+The figure Jupyter can show without pyplot (made by :func:`new_figure` or :func:`new_axes`),
+input checks, the bundled CJK font, number formatting, alt sentences, the coloured boxes of
+tensors and tables, and the two editions: every public function is decorated with
+:func:`with_editions`, so that a figure shown in a notebook also carries its Chinese
+rendering (same call, same numbers, words through :func:`illustrated.draw.words.tr`).
+
+The figure modules import these names; they are not part of the drawing API
+(``illustrated.draw.__all__``).
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from .words import carried_editions, edition, in_edition, lookup, tr
 
 _FONT_FILE = Path(__file__).parent / "fonts" / "wqy-microhei-subset.ttf"
 _CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
-_CELL_IN = 0.5  # the side of one box in inches, when there is room
+CELL_INCHES = 0.5  # the side of one box in inches, when there is room
 
 
 class _Figure(Figure):
@@ -38,12 +41,16 @@ class _Figure(Figure):
     ``%matplotlib inline``); until then the cell would print "<Figure size ...>". The
     inline backend's own printer, when active, takes precedence over this method, so a
     figure is never shown twice.
+
+    Other modules make one with :func:`new_figure`. The class keeps its name, since the
+    notebooks' text outputs show it ("<_Figure size 650x400 with 1 Axes>").
     """
 
-    #: What the figure shows, in words, for readers who cannot see it (set by ``_finish``).
+    #: What the figure shows, in words, for readers who cannot see it (set by
+    #: :func:`finish_figure`).
     alt_text: str | None = None
     #: The call that drew the figure, to draw it again in the other edition (set by
-    #: :func:`_editions`); None for a figure drawn into by hand.
+    #: :func:`with_editions`); None for a figure drawn into by hand.
     recipe = None
 
     def _png(self) -> bytes:
@@ -77,7 +84,13 @@ class _Figure(Figure):
                 "untranslated": missed}
 
 
-def _editions(draw):
+def new_figure(figsize=None, layout=None) -> Figure:
+    """A new empty figure that Jupyter can show by itself (``figsize`` in inches, ``layout``
+    as matplotlib's, e.g. ``"constrained"``)."""
+    return _Figure(figsize=figsize, layout=layout)
+
+
+def with_editions(draw):
     """Decorate a public draw function: the figure it returns remembers the call (its
     ``recipe``), so that it can be drawn again in the Chinese edition from the same inputs.
 
@@ -97,12 +110,12 @@ def _editions(draw):
     return drawn
 
 
-def _words(*texts):
+def edition_words(*texts):
     """Words a caller gave (a title, axis labels) in the edition; None stays None."""
     return [None if text is None else tr(str(text)) for text in texts]
 
 
-def _labels(labels):
+def edition_labels(labels):
     """Tick labels in the edition: the catalogue's ("position 3" by "position {i}") are
     translated; the rest are data (tokens, numbers) and stay as they are, not reported as
     missing."""
@@ -111,7 +124,7 @@ def _labels(labels):
     return [lookup(str(label), edition()) or label for label in labels]
 
 
-def _as_tensor(x, name: str) -> torch.Tensor:
+def float_tensor(x, name: str) -> torch.Tensor:
     """``x`` as a detached floating-point CPU tensor (float tensors keep their dtype)."""
     if isinstance(x, (list, tuple, np.ndarray)):
         try:
@@ -123,7 +136,7 @@ def _as_tensor(x, name: str) -> torch.Tensor:
     return x if x.is_floating_point() else x.to(torch.float64)
 
 
-def _check_labels(labels, n: int, name: str, what: str):
+def check_labels(labels, n: int, name: str, what: str):
     """``labels`` as a list of ``n`` strings, or None."""
     if labels is None:
         return None
@@ -135,7 +148,7 @@ def _check_labels(labels, n: int, name: str, what: str):
     return labels
 
 
-def _finish(fig: Figure, alt: str | None = None) -> Figure:
+def finish_figure(fig: Figure, alt: str | None = None) -> Figure:
     """Give every text with CJK characters the bundled font, keeping its size and weight,
     and record ``alt``, a sentence saying what the figure shows (which tensor, what its
     axes are), as the figure's ``alt_text``.
@@ -162,7 +175,7 @@ def _spaced(text: str) -> str:
     return re.sub(rf"({latin})([\u4e00-\u9fff])", r"\1 \2", text)
 
 
-def _listed(labels, limit: int = 8) -> str:
+def listed(labels, limit: int = 8) -> str:
     """Labels for an alt text: "a, b and c", the first ``limit`` then "and N more"
     (in Chinese "a、b 和 c")."""
     labels, comma = [str(label) for label in labels], tr(", ")
@@ -174,7 +187,7 @@ def _listed(labels, limit: int = 8) -> str:
     return tr("{items} and {last}").format(items=comma.join(labels[:-1]), last=labels[-1])
 
 
-def _alt(what: str, title=None, *details) -> str:
+def alt_sentence(what: str, title=None, *details) -> str:
     """An alt sentence: ``what``, its title in quotes if any, then the non-empty details,
     e.g. 'Heat map "Weights" of a 4 × 4 tensor; rows: queries 人, 工, 智 and 能.'
     ``what``, ``title`` and ``details`` come in the edition's words already."""
@@ -188,32 +201,37 @@ def _alt(what: str, title=None, *details) -> str:
     return text + (semicolon + semicolon.join(parts) if parts else "") + tr(".")
 
 
-def _new_axes(figsize, ax=None):
+def new_axes(figsize, ax=None):
     """A new constrained-layout figure with one axes, or ``ax`` and its figure."""
     if ax is not None:
         return ax.figure, ax
-    fig = _Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize, layout="constrained")
     return fig, fig.add_subplot()
 
 
-def _axes_inches(ax) -> tuple[float, float]:
+def as_math(name: str) -> str:
+    """Wrap a symbol such as ``W^Q`` or ``d_k`` in mathtext so it prints as maths."""
+    return f"${name}$" if ("^" in name or "_" in name) and "$" not in name else name
+
+
+def axes_inches(ax) -> tuple[float, float]:
     """The size of ``ax`` in inches, as far as it is known before drawing."""
     return ax.bbox.width / ax.figure.dpi, ax.bbox.height / ax.figure.dpi
 
 
-def _ink_on(rgba) -> str:
+def ink_on(rgba) -> str:
     """White text on dark colours, ink on light ones."""
     r, g, b = to_rgb(rgba)
     return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else INK
 
 
-def _fmt(fmt: str, value: float) -> str:
+def format_value(fmt: str, value: float) -> str:
     """``fmt.format(value)`` without a minus sign on zero ("-0.00" reads as a bug)."""
     text = fmt.format(value)
     return text[1:] if text.startswith("-") and text[1:].strip("0.") == "" else text
 
 
-def _value_fontsize(cell_inches: float, texts) -> float:
+def value_fontsize(cell_inches: float, texts) -> float:
     """The font size (points) at which the longest text fits a cell; 0 (print nothing)
     if there are no texts or they would need less than 5 pt."""
     if not texts:
@@ -223,7 +241,7 @@ def _value_fontsize(cell_inches: float, texts) -> float:
     return size if size >= 5 else 0.0
 
 
-def _norm(values: torch.Tensor, vmin, vmax) -> Normalize:
+def colour_scale(values: torch.Tensor, vmin, vmax) -> Normalize:
     """A colour scale symmetric around 0 unless the caller fixes an end."""
     if vmin is None and vmax is None:
         top = float(values.abs().max()) if values.numel() else 1.0
@@ -234,8 +252,8 @@ def _norm(values: torch.Tensor, vmin, vmax) -> Normalize:
     return Normalize(lo, hi)
 
 
-def _draw_cells(ax, values, x0=0.0, y0=0.0, *, cmap, norm, fmt, fontsize, gap=(0.1, 0.1),
-                gid=None):
+def draw_cells(ax, values, x0=0.0, y0=0.0, *, cmap, norm, fmt, fontsize, gap=(0.1, 0.1),
+               gid=None):
     """Boxes for a 2-D array: cell (i, j) fills [x0+j, x0+j+1] x [y0+i, y0+i+1] less a gap.
 
     The y axis points down (row 0 on top). Values are printed when ``fontsize`` > 0.
@@ -254,11 +272,11 @@ def _draw_cells(ax, values, x0=0.0, y0=0.0, *, cmap, norm, fmt, fontsize, gap=(0
                                      antialiased=gx > 0))
     if fontsize:
         for k, (i, j) in enumerate(np.ndindex(rows, cols)):
-            ax.text(x0 + j + 0.5, y0 + i + 0.5, _fmt(fmt, values[i, j]), ha="center",
-                    va="center", fontsize=fontsize, color=_ink_on(colours[k]), gid=gid)
+            ax.text(x0 + j + 0.5, y0 + i + 0.5, format_value(fmt, values[i, j]), ha="center",
+                    va="center", fontsize=fontsize, color=ink_on(colours[k]), gid=gid)
 
 
-def _clean(ax) -> None:
+def clean_axes(ax) -> None:
     """No spines, no tick marks: the boxes speak for themselves."""
     for spine in ax.spines.values():
         spine.set_visible(False)

@@ -1,4 +1,4 @@
-"""Tests for illustrated.draw._base: texts with CJK characters get the bundled font."""
+"""Tests for illustrated.draw.figure: texts with CJK characters get the bundled font."""
 from __future__ import annotations
 
 import warnings
@@ -7,7 +7,7 @@ import torch
 from matplotlib.ft2font import FT2Font
 
 from illustrated import draw
-from illustrated.draw._base import _FONT_FILE
+from illustrated.draw.figure import _FONT_FILE
 
 from .helpers import CJK, gen, render, softmax_weights
 
