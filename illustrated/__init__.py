@@ -20,7 +20,7 @@ module              what it holds                                             ch
 ``schedule``        the paper's learning-rate schedule                        11
 ``training``        the toy translator's training loop and its checkpoint     11
 ``checkpoint``      atomic checkpoint files, read back with a format check    11, 12
-``counting``        parameters and FLOPs of a call                            5, 13-15
+``counting``        parameters and FLOPs of a call                            1, 5, 13-15
 ``interop``         ``from_torch``, ``fuse(model)``: to and from PyTorch's    5, 8, 9
                     modules; the fast copy in PyTorch's layout
 ``errata``          ``check_claim``: a source against the corrected version   appendix

@@ -1,5 +1,6 @@
-"""The input checks every module of ``illustrated`` calls at the top of its public
-functions and ``forward`` methods, as plain calls. Used from chapter 3 on.
+"""The input checks the package runs where tensors come in (the public functions that take
+tensors, and the ``forward`` of the attention modules and layers), as plain calls. Used
+from chapter 3 on.
 
 Each raises ``TypeError`` or ``ValueError`` with a message a learner can act on: it names
 the argument, what was expected and what came. They read shapes, dtypes and devices,

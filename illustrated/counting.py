@@ -1,5 +1,5 @@
 """Counting a model's size and work: its parameters (chapter 1 onwards) and the
-floating-point operations of a call (chapters 5, 14 and 15).
+floating-point operations of a call (chapters 5, 13, 14 and 15).
 
 FLOPs are counted by PyTorch's ``FlopCounterMode``, which sees every matrix product (and
 convolution) the call runs; counts depend on shapes only, so they are the same on every
