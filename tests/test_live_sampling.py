@@ -123,6 +123,7 @@ def mismatches(job: dict, expected: dict, got: dict, limit: int = 10) -> list[st
     for run, want, have in zip(job["runs"], expected["runs"], got["runs"]):
         if want["ids"] != have["ids"] or not all(
                 a["u"] == b["u"] and a["chosen"] == b["chosen"] and _close(a["probs"], b["probs"])
+                and _close(a["model"], b["model"], tol=1e-6)
                 for a, b in zip(want["trace"], have["trace"])):
             out.append(f"generate({run}): python {want['ids']}, javascript {have['ids']}")
     return out[:limit] + ([f"... {len(out) - limit} more"] if len(out) > limit else [])
@@ -157,7 +158,7 @@ def test_bad_options_get_pythons_message(compared):
         with pytest.raises((TypeError, ValueError)) as python:
             check_sampling(options.get("temperature", 1.0), options.get("topK", 0),
                            options.get("topP", 1.0))
-        assert message and message.split(", got")[0] == str(python.value).split(", got")[0]
+        assert message and message.split("; got")[0] == str(python.value).split("; got")[0]
 
 
 def test_the_comparison_sees_a_difference(compared):

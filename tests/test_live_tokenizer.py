@@ -16,7 +16,7 @@ import pytest
 
 from illustrated.shipped import TOKENIZER
 from illustrated.translator.corpus import load_split
-from illustrated.translator.inference import _pieces, prepare
+from illustrated.translator.inference import pieces, prepare
 from illustrated.translator.tokenizer import SubwordTokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,7 +85,7 @@ def python_answers(tok: SubwordTokenizer, job: dict) -> dict:
     return {"prepare": each(job["prepare"], prepare),
             "encode": each(job["encode"], tok.encode),
             "decode": each(job["decode"], tok.decode),
-            "pieces": each(job["pieces"], lambda ids: _pieces(tok, ids)),
+            "pieces": each(job["pieces"], lambda ids: pieces(tok, ids)),
             "words": [[w for w, _ in tok.tok.pre_tokenizer.pre_tokenize_str(t)]
                       for t in job["words"]]}
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from illustrated.commands import generate
+from illustrated.decoder_only import sampling
 from illustrated.decoder_only.training import load_lm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,4 +99,8 @@ def test_the_page_reads_prompts_as_the_command(compared):
             assert "refusal" in zh and "63" in zh["refusal"], zh
     assert got["floats"] == [repr(x) for x in FLOATS]
     assert got["templates"]["en"] == {"TOO_LONG": generate.TOO_LONG,
-                                      "SEEDS": generate.SEEDS}
+                                      "SEEDS": generate.SEEDS,
+                                      "TEMPERATURE": sampling.TEMPERATURE,
+                                      "TOP_K": sampling.TOP_K, "TOP_P": sampling.TOP_P}
+    assert all(k in got["templates"]["zh"][name] for name, k in (
+        ("TEMPERATURE", "{value}"), ("TOP_K", "{value}"), ("TOP_P", "{value}")))

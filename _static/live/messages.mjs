@@ -151,13 +151,28 @@ const ZH = {
 EN.writer = {
   loading: EN.loading,
   ready: (mb) => `Ready. The first press of Write loads the model and onnxruntime (${mb} MB).`,
-  writing: (n) => `Writing: ${n} pieces so far …`,
-  written: (n, seconds, ended) => `Wrote ${n} pieces in ${seconds} s, in this browser; ` +
+  writing: (n) => `Writing: ${n} tokens so far …`,
+  written: (n, seconds, ended) => `Wrote ${n} tokens in ${seconds} s, in this browser; ` +
     (ended ? "the model ended the text (<eos>)." : "it stopped at the limit."),
   stepAfter: (i, before) => `Step ${i}, after: ${before}`,
-  kept: (n, V, u) => `${n} of ${V} pieces can be drawn; u = ${u}. The ${TOP_SHOWN} most ` +
-    "likely, and the one drawn:",
+  // The step view (steps.mjs): the model's distribution beside the one the token comes from.
+  greedyStep: (token) => `Greedy takes the model's most likely token, ${token}: all the ` +
+    "probability goes to it, and temperature, top-k, top-p and the seed play no part.",
+  sampleStep: (n, V) => `Temperature, top-k and top-p keep ${n} of the ${V} tokens and ` +
+    "share out all the probability among them; the draw then picks one of those.",
+  top: (n) => `The model's ${n} most likely tokens (each column's bars scaled to its ` +
+    "largest value):",
+  tokenColumn: "token",
+  modelColumn: "the model",
+  greedyColumn: "greedy",
+  sampleColumn: "after the settings",
   drawn: "← drawn",
+  taken: "← taken",
+  strip: "The kept tokens end to end in id order, the order in which the draw adds them " +
+    "up; the token drawn is the one whose slice holds u, the seeded generator's next " +
+    "number:",
+  slice: (token, words) => `${token}: ${words}`,
+  around: "The slices next to u's, in id order:",
   where: (i, n) => `Step ${i} of ${n}`,
   pieceTitle: (i, id) => `step ${i}: token ${id}`,
   failed: (message) => `The writer failed: ${message}`,
@@ -167,14 +182,16 @@ EN.writer = {
   noTokenizer: EN.noTokenizer,
   cannotStart: (message) => `The writer could not start: ${message}`,
   labels: {},
-  // The command's words (argparse, _cli.at_least, sampling.check_sampling, generate.SEEDS
-  // and generate.TOO_LONG), word for word: tests/test_live_writer.py compares them.
+  // The command's words (argparse, _cli.at_least, sampling.TEMPERATURE, TOP_K and TOP_P,
+  // generate.SEEDS and generate.TOO_LONG), word for word: tests/test_live_writer.py
+  // compares them.
   INVALID: "argument {option}: invalid {kind} value: {value}",
   NOT_INTEGER: "argument {option}: expected an integer, got {value}",
   AT_LEAST: "argument {option}: must be {low} or more, got {value}",
-  TEMPERATURE: "temperature must be a finite number >= 0 (0: greedy), got temperature={value}",
-  TOP_K: "top_k must be >= 0 (0: off), got top_k={value}",
-  TOP_P: "top_p must be in (0, 1] (1: off), got top_p={value}",
+  TEMPERATURE: "temperature must be a finite number, 0 or more (0: greedy, always the most " +
+    "likely token); got {value}",
+  TOP_K: "top-k must be a whole number, 0 or more (0: keep every token); got {value}",
+  TOP_P: "top-p must be more than 0 and at most 1 (1: keep every token); got {value}",
   SEEDS: "the seeds SEED..SEED+N-1 must be below 2**32, got --seed {seed} --samples {samples}",
   TOO_LONG: "the prompt is {n} pieces long; the model writes at most {room} pieces in all, " +
     "so it must be shorter than {room} pieces to leave room for one new piece",
@@ -182,13 +199,25 @@ EN.writer = {
 ZH.writer = {
   loading: ZH.loading,
   ready: (mb) => `准备就绪。第一次按“续写”时会加载模型和 onnxruntime（${mb} MB）。`,
-  writing: (n) => `正在续写：已写出 ${n} 个片段 …`,
-  written: (n, seconds, ended) => `写出 ${n} 个片段，在本浏览器中耗时 ${seconds} 秒；` +
+  writing: (n) => `正在续写：已写出 ${n} 个词元 …`,
+  written: (n, seconds, ended) => `写出 ${n} 个词元，在本浏览器中耗时 ${seconds} 秒；` +
     (ended ? "模型自己结束了文本（<eos>）。" : "写到上限为止。"),
   stepAfter: (i, before) => `第 ${i} 步，接在后面：${before}`,
-  kept: (n, V, u) => `${V} 个片段中有 ${n} 个可能被抽中；u = ${u}。最可能的 ${TOP_SHOWN} 个，` +
-    "以及抽中的那一个：",
+  greedyStep: (token) => `贪心取模型最可能的词元 ${token}：全部概率都给它，温度、top-k、top-p ` +
+    "和种子都不起作用。",
+  sampleStep: (n, V) => `温度、top-k 和 top-p 从 ${V} 个词元中留下 ${n} 个，把全部概率分给它们；` +
+    "抽取再从中选出一个。",
+  top: (n) => `模型最可能的 ${n} 个词元（每一列的条形按该列的最大值缩放）：`,
+  tokenColumn: "词元",
+  modelColumn: "模型",
+  greedyColumn: "贪心",
+  sampleColumn: "经设置调整后",
   drawn: "← 抽中",
+  taken: "← 选中",
+  strip: "留下的词元按编号顺序首尾相接，也就是抽取累加它们的顺序；抽中的词元就是其区间包含 u " +
+    "的那一个，u 是种子生成器给出的下一个数：",
+  slice: (token, words) => `${token}：${words}`,
+  around: "u 所在区间两旁的区间，按编号顺序：",
   where: (i, n) => `第 ${i} 步，共 ${n} 步`,
   pieceTitle: (i, id) => `第 ${i} 步：词元 ${id}`,
   failed: (message) => `续写出错：${message}`,
@@ -202,25 +231,26 @@ ZH.writer = {
     greedyLabel: "贪心",
     sampleLabel: "采样",
     temperatureLabel: "温度",
-    maxLabel: "最多片段数",
+    maxLabel: "最多词元数",
+    greedyNote: "贪心不用这些设置：它总是取最可能的词元",
+    wordStart: "▁ 表示一个词的开头（分词器把它存为 Ġ）。",
     seedLabel: "种子",
     writeButton: "续写",
-    promptPieces: "模型读入的提示词片段：",
-    writtenTitle: "写出的片段（点击一个可查看那一步）：",
-    stepsTitle: "每一步的下一片段分布",
+    promptPieces: "模型读入的提示词词元：",
+    writtenTitle: "写出的词元（点击一个可查看那一步）：",
+    stepsTitle: "每一步的下一个词元的分布",
     stepSlider: "步骤",
   },
   INVALID: "参数 {option}：无效的 {kind} 值：{value}",
   NOT_INTEGER: "参数 {option}：需要一个整数，而输入的是 {value}",
   AT_LEAST: "参数 {option}：必须是 {low} 或更大，而输入的是 {value}",
-  TEMPERATURE: "温度必须是 >= 0 的有限数（0：贪心），而输入的是 temperature={value}",
-  TOP_K: "top_k 必须 >= 0（0：不限），而输入的是 top_k={value}",
-  TOP_P: "top_p 必须在 (0, 1] 之中（1：不限），而输入的是 top_p={value}",
+  TEMPERATURE: "温度必须是 0 或更大的有限数（0：贪心，总是取最可能的词元）；而输入的是 {value}",
+  TOP_K: "top-k 必须是 0 或更大的整数（0：保留所有词元）；而输入的是 {value}",
+  TOP_P: "top-p 必须大于 0 且不超过 1（1：保留所有词元）；而输入的是 {value}",
   SEEDS: "种子必须小于 2**32，而输入的是 --seed {seed} --samples {samples}",
   TOO_LONG: "提示词有 {n} 个片段；模型总共最多写 {room} 个片段，所以提示词必须少于 {room} 个片段，" +
     "才能留出写一个新片段的位置",
 };
-const TOP_SHOWN = 10; // writer.mjs's TOP
 
 // The slider labels in fillSelect: "layer 1" in English, "第 1 层" in Chinese.
 EN.numbered = (name, i) => `${name} ${i}`;

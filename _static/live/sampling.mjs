@@ -6,6 +6,8 @@
 // as the Python's `.double()`. tests/test_live_sampling.py runs this file under Node and
 // checks it equal to the Python.
 
+import { editions } from "./messages.mjs";
+
 // illustrated.decoder_only.sampling.Mulberry32: the well-known mulberry32, `a` kept in [0, 2**32) by
 // `>>> 0` (the classic `a += 0x6D2B79F5` lets it grow, the same numbers until 2**53).
 export class Mulberry32 {
@@ -31,15 +33,15 @@ export class Mulberry32 {
   }
 }
 
-// illustrated.decoder_only.sampling.check_sampling
+// illustrated.decoder_only.sampling.check_sampling, in its words (TEMPERATURE, TOP_K, TOP_P:
+// messages.mjs holds them, tests/test_live_writer.py checks them equal to the Python's).
 export function checkSampling({ temperature = 1, topK = 0, topP = 1 } = {}) {
-  if (!(Number.isFinite(temperature) && temperature >= 0)) {
-    throw new RangeError(`temperature must be a finite number >= 0 (0: greedy), got ${temperature}`);
-  }
-  if (!Number.isInteger(topK) || topK < 0) {
-    throw new RangeError(`top_k must be an int >= 0 (0: off), got ${topK}`);
-  }
-  if (!(topP > 0 && topP <= 1)) throw new RangeError(`top_p must be in (0, 1] (1: off), got ${topP}`);
+  const refuse = (name, value) => {
+    throw new RangeError(editions.en.writer[name].replace("{value}", String(value)));
+  };
+  if (!(Number.isFinite(temperature) && temperature >= 0)) refuse("TEMPERATURE", temperature);
+  if (!Number.isInteger(topK) || topK < 0) refuse("TOP_K", topK);
+  if (!(topP > 0 && topP <= 1)) refuse("TOP_P", topP);
 }
 
 // torch.argmax: the first of equal maxima.
@@ -107,7 +109,8 @@ export function draw(probs, u) {
 // illustrated.decoder_only.sampling.generate. `step(ids)` resolves to the log-probabilities of the token
 // after `ids` (a Float32Array, V): the page's model, reading its cache or the whole prefix.
 // `maxLen` is the model's config.max_len. Returns the new ids (with eosId if it came);
-// `trace` gets {probs, u, chosen} for each step, as the Python's trace.
+// `trace` gets {model, probs, u, chosen} for each step, as the Python's trace: the model's own
+// distribution (exp of its log-probabilities), the one drawn from, the uniform number, the id.
 export async function generate(step, promptIds, { maxNewTokens, maxLen, temperature = 1,
                                                   topK = 0, topP = 1, seed = 0, eosId = 2,
                                                   trace = null }) {
@@ -120,7 +123,8 @@ export async function generate(step, promptIds, { maxNewTokens, maxLen, temperat
     const u = rng.random();
     added.push(draw(probs, u));
     ids.push(added[added.length - 1]);
-    trace?.push({ probs: Array.from(probs), u, chosen: added[added.length - 1] });
+    trace?.push({ model: Array.from(logp, Math.exp), probs: Array.from(probs), u,
+                  chosen: added[added.length - 1] });
     if (added[added.length - 1] === eosId) break;
   }
   return added;

@@ -4,7 +4,7 @@
 //   const tok = Tokenizer.fromJSON(await (await fetch("tokenizer.json")).json());
 //   const ids = tok.encode(prepare("Je suis\u202f!"));   // [1, ..., 2]
 //
-// Mirrors illustrated.translator.corpus.clean, illustrated.translator.inference.prepare and _pieces,
+// Mirrors illustrated.translator.corpus.clean, illustrated.translator.inference.prepare and pieces,
 // and illustrated.translator.tokenizer.SubwordTokenizer, which runs the `tokenizers` library (Rust) on
 // illustrated/shipped/tatoeba/tokenizer.json: a byte-level BPE (GPT-2's scheme). Each step below
 // names the Python or Rust function it mirrors; tests/test_live_tokenizer.py (Node) and
@@ -272,7 +272,7 @@ export class Tokenizer {
     return pyStrip(this.decodeIds(out));  // self.tok.decode(out).strip()
   }
 
-  /** illustrated.translator.inference._pieces: each token's text, for showing — the special's name
+  /** illustrated.translator.inference.pieces: each token's text, for showing — the special's name
    *  for ids 0 to 3, else the token decoded alone with "▁" for each space. */
   pieces(ids) {
     return toInts(ids).map((i) => {

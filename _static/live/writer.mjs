@@ -1,13 +1,16 @@
 // The live writer page (chapters/live_writer.md): the decoder-only model of
-// illustrated.decoder_only.model writes after the reader's prompt, one piece at a time, as
+// illustrated.decoder_only.model writes after the reader's prompt, one token at a time, as
 // `python -m illustrated generate` does. Each step names the Python it mirrors: the form
 // and the prompt are checked and the prompt tokenised as the command does (command.mjs,
 // in the command's words: messages.mjs's `writer`), and the model writes by sampling.mjs's
 // `generate` (illustrated.decoder_only.sampling.generate) over the ONNX graph (model.mjs's LiveWriter).
+// Each step is shown by steps.mjs, with the numbers of `generate --steps`. Greedy greys out
+// the settings it ignores; a change of any setting writes again, and the view opens on step 1.
 //
 // For the browser tests (tests/site/browser/test_live_writer.py) the page exposes
-// window.liveWriter: `ready` (a promise), `runs` (presses of Write answered so far),
-// `last` (the last one: prompt ids, written ids, text, refusal) and
+// window.liveWriter: `ready` (a promise), `runs` (writings answered so far: a press of Write or
+// a changed setting), `idle()` (none in progress or due), `last` (the last one: prompt ids,
+// written ids, text, refusal, trace) and
 // writeIds(promptIds, options) (ids in, ids and trace out, no tokenizer).
 
 import { checkOptions, promptIds as commandPrompt } from "./command.mjs";
@@ -15,15 +18,18 @@ import { fetchJSON, liveBox, translateLabels } from "./app.mjs";
 import { messages } from "./messages.mjs";
 import { LiveWriter } from "./model.mjs";
 import { generate } from "./sampling.mjs";
+import { stepView } from "./steps.mjs";
 
 const t = messages.writer;
-const TOP = 10; // the bars drawn at each step
+const SETTINGS = ["#lw-temperature", "#lw-top-k", "#lw-top-p", "#lw-seed"]; // greedy ignores
 const { root, $, say } = liveBox("lw-app", "#lw-status");
 
-const api = { runs: 0, last: null, writeIds };
+const api = { runs: 0, last: null, writeIds,
+              idle: () => root.dataset.state !== "busy" && !again };
 window.liveWriter = api;
 let manifest, tokenizer, modelPromise;
-let shown = null; // the writing on screen: {promptIds, ids, trace}
+let shown = null; // the writing on screen: {promptIds, ids, trace, sampling, step}
+let again = false; // a setting changed while the model was writing: write once more after
 
 function model() {
   if (!modelPromise) {
@@ -66,40 +72,21 @@ function chip(text, cls, title) {
   return span;
 }
 
-// One step: the TOP most likely pieces of the distribution drawn from, as bars, the one
-// drawn marked (added below them if it is not among them), and the u drawn.
+// One step: the model's distribution beside the one the token came from (steps.mjs).
 function drawStep(step) {
-  const { trace, promptIds, ids } = shown;
-  const r = trace[step - 1];
-  const ranked = r.probs.map((p, id) => [p, id]).filter(([p]) => p > 0)
-    .sort((a, b) => b[0] - a[0] || a[1] - b[1]);
-  const rows = ranked.slice(0, TOP);
-  if (!rows.some(([, id]) => id === r.chosen)) rows.push([r.probs[r.chosen], r.chosen]);
-  const table = document.createElement("table");
-  table.className = "lw-bars";
-  for (const [p, id] of rows) {
-    const tr = table.insertRow();
-    tr.dataset.id = id;
-    if (id === r.chosen) tr.className = "lw-chosen";
-    tr.insertCell().append(chip(tokenizer.pieces([id])[0], "lw-piece"));
-    const bar = document.createElement("span");
-    bar.className = "lw-bar";
-    bar.style.width = `${(100 * p).toFixed(1)}%`;
-    tr.insertCell().append(bar);
-    tr.insertCell().textContent = `${(100 * p).toFixed(1)} %`;
-    tr.insertCell().textContent = id === r.chosen ? t.drawn : "";
-  }
+  const { trace, promptIds, ids, sampling } = shown;
+  shown.step = step;
   const before = tokenizer.pieces([...promptIds, ...ids.slice(0, step - 1)]).join(" ");
   $("#lw-step-view").replaceChildren(
     chip(t.stepAfter(step, before), "lw-step-after"),
-    chip(t.kept(ranked.length, r.probs.length, r.u.toFixed(4)), "lw-kept"), table);
+    ...stepView(trace[step - 1], { pieces: (ids) => tokenizer.pieces(ids), t, sampling }));
   $("#lw-step").value = step;
   $("#lw-where").textContent = t.where(step, trace.length);
   for (const c of $("#lw-written").children) c.classList.toggle("lw-now", +c.dataset.step === step);
 }
 
-// The written pieces as chips; a click shows that step.
-function addPiece(id, step) {
+// The written tokens as chips; a click shows that step.
+function addToken(id, step) {
   const c = chip(tokenizer.pieces([id])[0], "lw-token", t.pieceTitle(step, id));
   c.dataset.step = step;
   c.addEventListener("click", () => drawStep(step));
@@ -123,6 +110,7 @@ async function onSubmit(event) {
   $("#lw-step-view").replaceChildren();
   $("#lw-out").hidden = true;
   if (refusal) {
+    shown = null;
     say(refusal);
     return finish("refused", { ids: null, text: null });
   }
@@ -130,16 +118,17 @@ async function onSubmit(event) {
     (p) => chip(p, "lw-token lw-prompt-token")));
   $("#lw-go").disabled = true;
   root.dataset.state = "busy";
-  shown = { promptIds, ids: [], trace: [] };
+  shown = { promptIds, ids: [], trace: [], sampling: o.temperature > 0, step: 1 };
   $("#lw-out").hidden = false;
   try {
     const start = performance.now();
     const { ids, trace } = await writeIds(promptIds, o, (r, step) => {
       shown.ids.push(r.chosen);
       shown.trace.push(r);
-      addPiece(r.chosen, step);
+      addToken(r.chosen, step);
       $("#lw-step").max = step;
-      drawStep(step);
+      if (step === 1) drawStep(1); // the view opens on step 1 and stays where the reader puts it
+      $("#lw-where").textContent = t.where(shown.step, step);
       say(t.writing(step));
     });
     const text = tokenizer.decode([...promptIds, ...ids]);
@@ -152,7 +141,27 @@ async function onSubmit(event) {
     finish("error", { ids: null, text: null });
   } finally {
     $("#lw-go").disabled = false;
+    if (again) {
+      again = false;
+      $("#lw-form").requestSubmit();
+    }
   }
+}
+
+// Greedy ignores temperature, top-k, top-p and the seed: grey them out, and say why.
+function showMode() {
+  const greedy = $("#lw-greedy").checked;
+  for (const id of SETTINGS) $(id).disabled = greedy;
+  $("#lw-settings").classList.toggle("lw-off", greedy);
+  $("#lw-greedy-note").hidden = !greedy;
+}
+
+// A setting changed: write again with it, so that nothing on screen is left from the old one.
+function settingChanged() {
+  showMode();
+  if (api.runs === 0 && root.dataset.state !== "busy") return; // nothing written yet
+  if (root.dataset.state === "busy") again = true;
+  else $("#lw-form").requestSubmit();
 }
 
 async function start() {
@@ -173,6 +182,10 @@ async function start() {
                          ["top-p", d.top_p], ["seed", d.seed],
                          ["max", d.max_new_tokens]]) $(`#lw-${id}`).value = v;
   $("#lw-step").addEventListener("input", () => drawStep(+$("#lw-step").value));
+  for (const id of ["#lw-greedy", "#lw-sample", ...SETTINGS, "#lw-max"]) {
+    $(id).addEventListener("change", settingChanged);
+  }
+  showMode();
   $("#lw-form").addEventListener("submit", onSubmit);
   $("#lw-go").disabled = false;
   const mb = Object.values(manifest.files).reduce((a, b) => a + b, 0) / 1e6;

@@ -6,8 +6,10 @@ after a prompt, greedily or by sampling. The live writer page does the same in t
     python -m illustrated generate "I think" --greedy --steps
 
 Each prompt (an argument, else each line of stdin) gives one line per sample: the prompt and
-what the model wrote after it. ``--steps`` adds, after each line, the pieces the model
-wrote with the probability each had and the most likely alternatives. A bad option or a
+what the model wrote after it. ``--steps`` adds, after each line, each token the model
+wrote with its probability under the model and after the settings, the uniform number ``u``
+and the token's slice of ``[0, 1)`` when sampling, and the most likely tokens under both
+distributions: what the live writer page shows at each step. A bad option or a
 prompt that leaves no room gets a one-line message naming what was expected and what came.
 """
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ..shipped import WRITER
 from . import PROGRAM
 from .common import Parser, at_least, input_lines, plain_warnings, torch_threads
 
-ALTERNATIVES = 3  # the most likely pieces --steps shows beside each written one
+ALTERNATIVES = 3  # the most likely tokens --steps shows beside each written one
 # The words of two refusals; the live writer page (_static/live/messages.mjs) says them
 # too, word for word (tests/test_live_writer.py compares them).
 TOO_LONG = ("the prompt is {n} pieces long; the model writes at most {room} pieces in all, "
@@ -54,14 +56,15 @@ def parser(program: str = PROGRAM):
                    help="the start of an English sentence, one per argument; \"\" starts "
                    "from nothing (default: the lines of stdin)")
     p.add_argument("--greedy", action="store_true",
-                   help="always take the most likely piece (temperature 0)")
+                   help="always take the most likely token (temperature 0; the "
+                   "sampling settings are then ignored)")
     p.add_argument("--temperature", type=float, default=1.0, metavar="T",
                    help="divide the scores by T before the softmax: below 1 sharper, "
                    "above 1 flatter (default 1)")
     p.add_argument("--top-k", type=int, default=0, metavar="K",
-                   help="draw from the K most likely pieces only (default 0: all)")
+                   help="draw from the K most likely tokens only (default 0: all)")
     p.add_argument("--top-p", type=float, default=1.0, metavar="P",
-                   help="draw from the fewest most likely pieces whose probabilities sum "
+                   help="draw from the fewest most likely tokens whose probabilities sum "
                    "to P or more (default 1: all)")
     p.add_argument("--seed", type=at_least(0), default=0,
                    help="the seed of the uniform numbers (the page's seed gives the page's "
@@ -69,10 +72,11 @@ def parser(program: str = PROGRAM):
     p.add_argument("--samples", type=at_least(1), default=1, metavar="N",
                    help="N samples per prompt, with seeds SEED, SEED+1, ... (default 1)")
     p.add_argument("--max-new-tokens", type=at_least(1), default=40, metavar="N",
-                   help="stop after N new pieces (default 40)")
+                   help="stop after N new tokens (default 40)")
     p.add_argument("--steps", action="store_true",
-                   help="after each line, every written piece with its probability and "
-                   f"the {ALTERNATIVES} most likely alternatives")
+                   help="after each line, every written token with its probability under "
+                   "the model and after the settings, u and its slice when sampling, and "
+                   f"the {ALTERNATIVES} most likely tokens")
     p.add_argument("--checkpoint", default=str(WRITER), help="the model's file "
                    "(default: the shipped one, made by make checkpoint-lm)")
     p.add_argument("--threads", type=at_least(0), default=None, metavar="N",
@@ -126,22 +130,48 @@ def _write(args, prompts, temperature) -> int:
                            args.top_p, seed, trace=trace)
             print(tok.decode(ids + new))
             for step in trace or ():
-                print(_step_line(tok, step))
+                print(_step_line(tok, step, temperature > 0))
     return status
 
 
-def _step_line(tok, step: dict) -> str:
-    """One step of a trace: the piece written, the model's probability of it and the
-    probability it was drawn with (after temperature, top-k, top-p), and the model's
-    most likely pieces."""
+def _step_line(tok, step: dict, sampling: bool) -> str:
+    """One step of a trace, as the live writer page shows it: the token written, its
+    probability under the model and after the settings (temperature, top-k, top-p; greedy
+    puts all on the most likely), the uniform number ``u`` and the token's slice of
+    ``[0, 1)`` when sampling, and the model's most likely tokens under both."""
     model, drawn, chosen = step["model"], step["probs"], step["chosen"]
-    best = sorted(range(len(model)), key=lambda i: -model[i])[:ALTERNATIVES]
-    others = ", ".join(f"{_piece(tok, i)} {model[i]:.3f}" for i in best)
-    return (f"  {_piece(tok, chosen):<14} model {model[chosen]:.3f}, drawn with "
-            f"{drawn[chosen]:.3f}  (most likely: {others})")
+    line = (f"  {_token(tok, chosen):<14} model {percent(model[chosen])}, after the "
+            f"settings {percent(drawn[chosen])}")
+    if sampling:  # where u fell (greedy draws a u too, and ignores it)
+        start, end = token_slice(drawn, chosen)
+        line += f"; {slice_words(step['u'], start, end)}"
+    best = sorted(range(len(model)), key=lambda i: (-model[i], i))[:ALTERNATIVES]
+    others = ", ".join(f"{_token(tok, i)} {percent(model[i])} → {percent(drawn[i])}"
+                       for i in best)
+    return f"{line}  (most likely: {others})"
 
 
-def _piece(tok, i: int) -> str:
-    """A piece as the reader sees it: its text in quotes, ``<eos>`` by name."""
-    return "<eos>" if i == tok.eos_id else repr(tok.tok.decode([i]))
+def percent(p: float) -> str:
+    """A probability as the page shows it: one decimal, ``<0.1 %`` for a tiny non-zero one."""
+    return "<0.1 %" if 0 < p < 0.0005 else f"{100 * p:.1f} %"
 
+
+def token_slice(probs, chosen: int) -> tuple[float, float]:
+    """The slice of ``[0, 1)`` that :func:`~illustrated.decoder_only.sampling.draw` gives
+    token ``chosen``: the tokens end to end in id order, as ``draw`` walks them."""
+    start = sum(probs[:chosen])  # the mass of the lower ids, added in id order
+    return start, start + probs[chosen]
+
+
+def slice_words(u: float, start: float, end: float) -> str:
+    """``u = 0.4562 in [0.4540, 0.4571)``: four decimals, six when the slice is narrower
+    than 0.001 (so its two ends differ on the page)."""
+    d = 4 if end - start >= 1e-3 else 6
+    return f"u = {u:.{d}f} in [{start:.{d}f}, {end:.{d}f})"
+
+
+def _token(tok, i: int) -> str:
+    """A token as the book shows it (``▁`` for a word start, ``<eos>`` by name)."""
+    from ..translator.inference import pieces
+
+    return pieces(tok, [i])[0]

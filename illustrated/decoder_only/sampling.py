@@ -63,24 +63,29 @@ class Mulberry32:
         return self.next_uint32() / 2**32
 
 
+# The sampling settings' refusals, in the words of the command line and the live writer
+# page (_static/live/messages.mjs says them too: tests/test_live_writer.py compares them).
+TEMPERATURE = ("temperature must be a finite number, 0 or more (0: greedy, always the most "
+               "likely token); got {value}")
+TOP_K = "top-k must be a whole number, 0 or more (0: keep every token); got {value}"
+TOP_P = "top-p must be more than 0 and at most 1 (1: keep every token); got {value}"
+
+
 def check_sampling(temperature=1.0, top_k=0, top_p=1.0) -> None:
     """Raise unless temperature >= 0 (finite), top_k an int >= 0 and
-    top_p in (0, 1]."""
-    for name, value in (("temperature", temperature), ("top_p", top_p)):
+    top_p in (0, 1], in the words of ``TEMPERATURE``, ``TOP_K``
+    and ``TOP_P``."""
+    for words, value in ((TEMPERATURE, temperature), (TOP_P, top_p)):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"{name} must be a number, got "
-                            f"{type(value).__name__} ({value!r:.40})")
+            raise TypeError(words.format(value=f"{type(value).__name__} {value!r:.40}"))
     if not (temperature >= 0 and math.isfinite(temperature)):
-        raise ValueError("temperature must be a finite number >= 0 (0: "
-                         f"greedy), got temperature={temperature}")
+        raise ValueError(TEMPERATURE.format(value=temperature))
     if isinstance(top_k, bool) or not isinstance(top_k, int):
-        raise TypeError(f"top_k must be an int >= 0 (0: off), got "
-                        f"{type(top_k).__name__} ({top_k!r:.40})")
+        raise TypeError(TOP_K.format(value=f"{type(top_k).__name__} {top_k!r:.40}"))
     if top_k < 0:
-        raise ValueError(f"top_k must be >= 0 (0: off), got top_k={top_k}")
+        raise ValueError(TOP_K.format(value=top_k))
     if not 0 < top_p <= 1:
-        raise ValueError(f"top_p must be in (0, 1] (1: off), "
-                         f"got top_p={top_p}")
+        raise ValueError(TOP_P.format(value=top_p))
 
 
 def check_scores(scores) -> None:

@@ -100,7 +100,7 @@ def cross_attention(model, tokenizer, sentence: str, translation: str | None = N
     with torch.no_grad():
         model(src, tgt, src_mask, tgt_mask)
     w = model.decoder.layers[-1].src_attn.attention_weights[0].mean(0)  # (T, S)
-    return w, _pieces(tokenizer, src_ids), _pieces(tokenizer, tgt_ids[1:])
+    return w, pieces(tokenizer, src_ids), pieces(tokenizer, tgt_ids[1:])
 
 
 def attention_table(model, tok, french: str, english: str) -> str:
@@ -116,7 +116,8 @@ def attention_table(model, tok, french: str, english: str) -> str:
     return "\n".join(lines)
 
 
-def _pieces(tokenizer, ids):
-    """Readable pieces: the text of each token, ``▁`` for a leading space."""
+def pieces(tokenizer, ids):
+    """Each token as the book shows it: its text, with ``▁`` for a leading space (a word
+    start, which the byte-level tokenizer stores as ``Ġ``), and a special by its name."""
     names = ["<pad>", "<bos>", "<eos>", "<unk>"]
     return [names[i] if i < 4 else tokenizer.tok.decode([i]).replace(" ", "▁") for i in ids]

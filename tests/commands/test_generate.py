@@ -1,9 +1,10 @@
 """Tests for illustrated.commands.generate: ``python -m illustrated generate`` and its prompt."""
 import pytest
 
-from illustrated.commands.generate import main, prompt_ids
+from illustrated.commands.generate import main, percent, prompt_ids, slice_words, token_slice
 from illustrated.decoder_only.sampling import generate
 from illustrated.decoder_only.training import load_lm
+from illustrated.translator.inference import pieces
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +50,45 @@ def test_greedy_steps_show_the_models_own_probabilities(capsys):
     status, out, _ = run(capsys, "I think", "--greedy", "--steps", "--max-new-tokens", "3")
     lines = out.splitlines()
     assert status == 0 and len(lines) == 4
-    assert all("drawn with 1.000" in line for line in lines[1:])
-    assert not all("model 1.000" in line for line in lines[1:])
+    assert all("after the settings 100.0 %" in line for line in lines[1:])
+    assert not all("model 100.0 %" in line for line in lines[1:])
+    assert not any("u = " in line for line in lines[1:])  # greedy draws nothing
+
+
+def test_sampled_steps_show_u_in_the_drawn_tokens_slice(shipped, capsys):
+    """Each step's u lies in the slice of [0, 1) that draw gives the token written: the
+    kept tokens end to end in id order."""
+    model, tok, _ = shipped
+    status, out, _ = run(capsys, "He lost", "--steps", "--temperature", "1.5", "--top-p",
+                         "0.9", "--seed", "3", "--max-new-tokens", "6")
+    ids, trace = prompt_ids(tok, "He lost", 64), []
+    generate(model, ids, 6, 1.5, 0, 0.9, 3, trace=trace)
+    lines = out.splitlines()[1:]
+    assert status == 0 and len(lines) == len(trace) > 1
+    for line, step in zip(lines, trace):
+        start, end = token_slice(step["probs"], step["chosen"])
+        assert start <= step["u"] < end
+        assert slice_words(step["u"], start, end) in line, line
+        assert line.split()[0] == pieces(tok, [step["chosen"]])[0]
+        assert f"model {percent(step['model'][step['chosen']])}" in line
+
+
+def test_a_slice_is_the_mass_of_the_lower_ids():
+    probs = [0.1, 0.0, 0.5, 0.4]
+    assert token_slice(probs, 2) == (0.1, 0.6) and token_slice(probs, 0) == (0.0, 0.1)
+    assert slice_words(0.4562, 0.454, 0.4571) == "u = 0.4562 in [0.4540, 0.4571)"
+    assert slice_words(0.45621, 0.4562, 0.4565) == "u = 0.456210 in [0.456200, 0.456500)"
+    assert [percent(p) for p in (0.0, 0.0004, 0.003, 1.0)] == [
+        "0.0 %", "<0.1 %", "0.3 %", "100.0 %"]
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--temperature", "-1"], "temperature must be a finite number >= 0"),
-    (["--top-p", "0"], "top_p must be in (0, 1]"),
-    (["--top-k", "-2"], "top_k must be >= 0"),
+    (["--temperature", "-1"], "temperature must be a finite number, 0 or more (0: greedy, "
+                              "always the most likely token); got -1.0"),
+    (["--top-p", "1.5"], "top-p must be more than 0 and at most 1 (1: keep every token); "
+                         "got 1.5"),
+    (["--top-k", "-2"], "top-k must be a whole number, 0 or more (0: keep every token); "
+                        "got -2"),
     (["--seed", "4294967295", "--samples", "2"], "below 2**32"),
     (["--samples", "0"], "--samples"),
 ])

@@ -1,0 +1,129 @@
+// The live writer's view of one step (writer.mjs draws it; chapters/live_writer.md shows it):
+// the model's own distribution beside the one the token comes from, and, when sampling, where
+// u fell. The numbers are those of `python -m illustrated generate --steps`: each function
+// names the Python it mirrors (illustrated/commands/generate.py), so that page and command
+// show the same digits for the same prompt, settings and seed (tests/site/browser/
+// test_live_writer.py compares them).
+
+const TOP = 10; // the tokens drawn as bars at each step
+const AROUND = 2; // the kept tokens shown on each side of u's slice
+const SVG = "http://www.w3.org/2000/svg";
+
+// generate.percent: one decimal, "<0.1 %" for a tiny non-zero probability.
+export function percent(p) {
+  return p > 0 && p < 0.0005 ? "<0.1 %" : `${(100 * p).toFixed(1)} %`;
+}
+
+// generate.token_slice: token `chosen`'s slice of [0, 1) as sampling.draw walks the tokens,
+// end to end in id order (sum(probs[:chosen]), added in id order).
+export function tokenSlice(probs, chosen) {
+  let start = 0;
+  for (let i = 0; i < chosen; i++) start += probs[i];
+  return [start, start + probs[chosen]];
+}
+
+// generate.slice_words: "u = 0.4562 in [0.4540, 0.4571)", six decimals for a slice under 0.001.
+export function sliceWords(u, start, end) {
+  const d = end - start >= 1e-3 ? 4 : 6;
+  return `u = ${u.toFixed(d)} in [${start.toFixed(d)}, ${end.toFixed(d)})`;
+}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// A bar and its percentage; `width` in % of the column's largest value shown.
+function barCell(row, p, largest, cls) {
+  const cell = row.insertCell();
+  cell.className = cls;
+  const bar = el("span", "lw-bar");
+  bar.style.width = `${largest > 0 ? (80 * p) / largest : 0}%`;
+  cell.append(bar, el("span", "lw-pct", percent(p)));
+}
+
+// The TOP tokens the model finds most likely (ties: the lower id first, as generate --steps
+// ranks them), and the chosen one if it is not among them: one row each, with the model's
+// probability and the one after the settings side by side.
+function bars(r, { pieces, t, sampling }) {
+  const rows = r.model.map((p, id) => [p, id]).sort((a, b) => b[0] - a[0] || a[1] - b[1])
+    .slice(0, TOP).map(([, id]) => id);
+  if (!rows.includes(r.chosen)) rows.push(r.chosen);
+  const largest = (dist) => Math.max(...rows.map((id) => dist[id]));
+  const [mTop, pTop] = [largest(r.model), largest(r.probs)];
+  const table = el("table", "lw-bars");
+  const head = table.createTHead().insertRow();
+  for (const [text, cls] of [[t.tokenColumn, ""], [t.modelColumn, "lw-model"],
+    [sampling ? t.sampleColumn : t.greedyColumn, "lw-after"], ["", ""]]) {
+    head.append(el("th", cls, text));
+  }
+  const body = table.createTBody();
+  for (const id of rows) {
+    const tr = body.insertRow();
+    tr.dataset.id = id;
+    if (id === r.chosen) tr.className = "lw-chosen";
+    tr.insertCell().append(el("span", "lw-piece", pieces([id])[0]));
+    barCell(tr, r.model[id], mTop, "lw-model");
+    barCell(tr, r.probs[id], pTop, "lw-after");
+    tr.insertCell().textContent = id === r.chosen ? (sampling ? t.drawn : t.taken) : "";
+  }
+  return table;
+}
+
+// The kept tokens end to end in id order on a strip of [0, 1), u's slice marked, and the
+// slices around it named: the draw of sampling.draw, made visible.
+function strip(r, { pieces, t }) {
+  const [start, end] = tokenSlice(r.probs, r.chosen);
+  const box = el("div", "lw-strip-box");
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("class", "lw-strip");
+  svg.setAttribute("viewBox", "0 0 1000 20");
+  svg.setAttribute("preserveAspectRatio", "none");
+  let at = 0, k = 0;
+  const kept = [];
+  for (let id = 0; id < r.probs.length; id++) { // sampling.draw's cumsum, in id order
+    const p = r.probs[id];
+    if (p <= 0) continue; // a token of probability 0 owns no slice
+    kept.push([id, at, at + p]);
+    const rect = document.createElementNS(SVG, "rect");
+    rect.setAttribute("x", 1000 * at);
+    rect.setAttribute("width", Math.max(1000 * p, id === r.chosen ? 2 : 0));
+    rect.setAttribute("height", 20);
+    rect.setAttribute("class", id === r.chosen ? "lw-slice-chosen" : `lw-slice${k++ % 2}`);
+    svg.append(rect);
+    at += p;
+  }
+  const mark = document.createElementNS(SVG, "line");
+  for (const [k2, v] of [["x1", 1000 * r.u], ["x2", 1000 * r.u], ["y1", 0], ["y2", 20]]) {
+    mark.setAttribute(k2, v);
+  }
+  mark.setAttribute("class", "lw-u");
+  svg.append(mark);
+  const said = el("p", "lw-slice", t.slice(pieces([r.chosen])[0], sliceWords(r.u, start, end)));
+  Object.assign(said.dataset, { u: r.u, start, end, id: r.chosen });
+  const i = kept.findIndex(([id]) => id === r.chosen);
+  const around = el("table", "lw-around");
+  for (const [id, a, b] of kept.slice(Math.max(0, i - AROUND), i + AROUND + 1)) {
+    const tr = around.insertRow();
+    if (id === r.chosen) tr.className = "lw-chosen";
+    tr.insertCell().append(el("span", "lw-piece", pieces([id])[0]));
+    tr.insertCell().textContent = sliceWords(r.u, a, b).replace(/^u = \S+ in /, "");
+    tr.insertCell().textContent = id === r.chosen ? `← u = ${r.u.toFixed(b - a >= 1e-3 ? 4 : 6)}` : "";
+  }
+  box.append(el("p", "lw-strip-says", t.strip), svg, said, el("p", "lw-strip-says", t.around),
+             around);
+  return box;
+}
+
+/** The view of step `r` (a trace record {model, probs, u, chosen}): `pieces(ids)` shows
+ *  tokens, `t` the edition's words, `sampling` false for greedy (then no u is shown). */
+export function stepView(r, { pieces, t, sampling }) {
+  const kept = r.probs.filter((p) => p > 0).length;
+  const says = el("p", "lw-kept", sampling ? t.sampleStep(kept, r.probs.length)
+    : t.greedyStep(pieces([r.chosen])[0]));
+  const parts = [says, el("p", "lw-kept", t.top(TOP)), bars(r, { pieces, t, sampling })];
+  if (sampling) parts.push(strip(r, { pieces, t }));
+  return parts;
+}
