@@ -7,7 +7,6 @@
 
 const TOP = 10; // the tokens drawn as bars at each step
 const AROUND = 2; // the kept tokens shown on each side of u's slice
-const SVG = "http://www.w3.org/2000/svg";
 
 // generate.percent: one decimal, "<0.1 %" for a tiny non-zero probability.
 export function percent(p) {
@@ -22,10 +21,10 @@ export function tokenSlice(probs, chosen) {
   return [start, start + probs[chosen]];
 }
 
-// generate.slice_words: "u = 0.4562 in [0.4540, 0.4571)", six decimals for a slice under 0.001.
+// generate.slice_words: "u = 0.4562 ∈ [0.4540, 0.4571)", six decimals for a slice under 0.001.
 export function sliceWords(u, start, end) {
   const d = end - start >= 1e-3 ? 4 : 6;
-  return `u = ${u.toFixed(d)} in [${start.toFixed(d)}, ${end.toFixed(d)})`;
+  return `u = ${u.toFixed(d)} ∈ [${start.toFixed(d)}, ${end.toFixed(d)})`;
 }
 
 function el(tag, cls, text) {
@@ -35,22 +34,28 @@ function el(tag, cls, text) {
   return e;
 }
 
-// A bar and its percentage; `width` in % of the column's largest value shown.
+// A bar and its percentage; the bar's width in % of its track, the column's largest value
+// shown filling it (so a flat distribution is not drawn as slivers).
 function barCell(row, p, largest, cls) {
   const cell = row.insertCell();
   cell.className = cls;
-  const bar = el("span", "lw-bar");
-  bar.style.width = `${largest > 0 ? (80 * p) / largest : 0}%`;
-  cell.append(bar, el("span", "lw-pct", percent(p)));
+  const track = el("span", "lw-track");
+  const bar = el("span", p > 0 ? "lw-bar" : "lw-bar lw-zero");
+  bar.style.width = `${largest > 0 ? (100 * p) / largest : 0}%`;
+  track.append(bar);
+  cell.append(track, el("span", "lw-pct", percent(p)));
 }
 
 // The TOP tokens the model finds most likely (ties: the lower id first, as generate --steps
 // ranks them), and the chosen one if it is not among them: one row each, with the model's
 // probability and the one after the settings side by side.
-function bars(r, { pieces, t, sampling }) {
+function shownIds(r) {
   const rows = r.model.map((p, id) => [p, id]).sort((a, b) => b[0] - a[0] || a[1] - b[1])
     .slice(0, TOP).map(([, id]) => id);
-  if (!rows.includes(r.chosen)) rows.push(r.chosen);
+  return rows.includes(r.chosen) ? rows : [...rows, r.chosen];
+}
+
+function bars(r, rows, { pieces, t, sampling }) {
   const largest = (dist) => Math.max(...rows.map((id) => dist[id]));
   const [mTop, pTop] = [largest(r.model), largest(r.probs)];
   const table = el("table", "lw-bars");
@@ -73,34 +78,29 @@ function bars(r, { pieces, t, sampling }) {
 }
 
 // The kept tokens end to end in id order on a strip of [0, 1), u's slice marked, and the
-// slices around it named: the draw of sampling.draw, made visible.
-function strip(r, { pieces, t }) {
+// slices around it named: the draw of sampling.draw, made visible. The model's most likely
+// tokens (the rows of the bars) are darker, and named where their slice has room.
+function strip(r, { pieces, t, shownIds }) {
   const [start, end] = tokenSlice(r.probs, r.chosen);
-  const box = el("div", "lw-strip-box");
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("class", "lw-strip");
-  svg.setAttribute("viewBox", "0 0 1000 20");
-  svg.setAttribute("preserveAspectRatio", "none");
-  let at = 0, k = 0;
+  const d = end - start >= 1e-3 ? 4 : 6; // sliceWords' decimals, for every slice named
+  const bar = el("div", "lw-strip");
   const kept = [];
+  let at = 0;
   for (let id = 0; id < r.probs.length; id++) { // sampling.draw's cumsum, in id order
     const p = r.probs[id];
     if (p <= 0) continue; // a token of probability 0 owns no slice
     kept.push([id, at, at + p]);
-    const rect = document.createElementNS(SVG, "rect");
-    rect.setAttribute("x", 1000 * at);
-    rect.setAttribute("width", Math.max(1000 * p, id === r.chosen ? 2 : 0));
-    rect.setAttribute("height", 20);
-    rect.setAttribute("class", id === r.chosen ? "lw-slice-chosen" : `lw-slice${k++ % 2}`);
-    svg.append(rect);
+    const cls = id === r.chosen ? "lw-s lw-s-chosen" : shownIds.includes(id) ? "lw-s lw-s-top"
+      : `lw-s lw-s${kept.length % 2}`;
+    const s = el("div", cls, p >= 0.06 ? pieces([id])[0] : undefined);
+    Object.assign(s.style, { left: `${100 * at}%`, width: `${100 * p}%` });
+    if (id === r.chosen) s.dataset.id = id;
+    bar.append(s);
     at += p;
   }
-  const mark = document.createElementNS(SVG, "line");
-  for (const [k2, v] of [["x1", 1000 * r.u], ["x2", 1000 * r.u], ["y1", 0], ["y2", 20]]) {
-    mark.setAttribute(k2, v);
-  }
-  mark.setAttribute("class", "lw-u");
-  svg.append(mark);
+  const u = el("div", "lw-u", "u");
+  u.style.left = `${100 * r.u}%`;
+  bar.append(u);
   const said = el("p", "lw-slice", t.slice(pieces([r.chosen])[0], sliceWords(r.u, start, end)));
   Object.assign(said.dataset, { u: r.u, start, end, id: r.chosen });
   const i = kept.findIndex(([id]) => id === r.chosen);
@@ -109,10 +109,11 @@ function strip(r, { pieces, t }) {
     const tr = around.insertRow();
     if (id === r.chosen) tr.className = "lw-chosen";
     tr.insertCell().append(el("span", "lw-piece", pieces([id])[0]));
-    tr.insertCell().textContent = sliceWords(r.u, a, b).replace(/^u = \S+ in /, "");
-    tr.insertCell().textContent = id === r.chosen ? `← u = ${r.u.toFixed(b - a >= 1e-3 ? 4 : 6)}` : "";
+    tr.insertCell().textContent = `[${a.toFixed(d)}, ${b.toFixed(d)})`;
+    tr.insertCell().textContent = id === r.chosen ? `← u = ${r.u.toFixed(d)}` : "";
   }
-  box.append(el("p", "lw-strip-says", t.strip), svg, said, el("p", "lw-strip-says", t.around),
+  const box = el("div", "lw-strip-box");
+  box.append(el("p", "lw-strip-says", t.strip), bar, said, el("p", "lw-strip-says", t.around),
              around);
   return box;
 }
@@ -123,7 +124,8 @@ export function stepView(r, { pieces, t, sampling }) {
   const kept = r.probs.filter((p) => p > 0).length;
   const says = el("p", "lw-kept", sampling ? t.sampleStep(kept, r.probs.length)
     : t.greedyStep(pieces([r.chosen])[0]));
-  const parts = [says, el("p", "lw-kept", t.top(TOP)), bars(r, { pieces, t, sampling })];
-  if (sampling) parts.push(strip(r, { pieces, t }));
+  const rows = shownIds(r);
+  const parts = [says, el("p", "lw-kept", t.top(TOP)), bars(r, rows, { pieces, t, sampling })];
+  if (sampling) parts.push(strip(r, { pieces, t, shownIds: rows }));
   return parts;
 }

@@ -164,10 +164,10 @@ def token_slice(probs, chosen: int) -> tuple[float, float]:
 
 
 def slice_words(u: float, start: float, end: float) -> str:
-    """``u = 0.4562 in [0.4540, 0.4571)``: four decimals, six when the slice is narrower
+    """``u = 0.4562 ∈ [0.4540, 0.4571)``: four decimals, six when the slice is narrower
     than 0.001 (so its two ends differ on the page)."""
     d = 4 if end - start >= 1e-3 else 6
-    return f"u = {u:.{d}f} in [{start:.{d}f}, {end:.{d}f})"
+    return f"u = {u:.{d}f} ∈ [{start:.{d}f}, {end:.{d}f})"
 
 
 def _token(tok, i: int) -> str:

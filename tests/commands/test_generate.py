@@ -76,8 +76,8 @@ def test_sampled_steps_show_u_in_the_drawn_tokens_slice(shipped, capsys):
 def test_a_slice_is_the_mass_of_the_lower_ids():
     probs = [0.1, 0.0, 0.5, 0.4]
     assert token_slice(probs, 2) == (0.1, 0.6) and token_slice(probs, 0) == (0.0, 0.1)
-    assert slice_words(0.4562, 0.454, 0.4571) == "u = 0.4562 in [0.4540, 0.4571)"
-    assert slice_words(0.45621, 0.4562, 0.4565) == "u = 0.456210 in [0.456200, 0.456500)"
+    assert slice_words(0.4562, 0.454, 0.4571) == "u = 0.4562 ∈ [0.4540, 0.4571)"
+    assert slice_words(0.45621, 0.4562, 0.4565) == "u = 0.456210 ∈ [0.456200, 0.456500)"
     assert [percent(p) for p in (0.0, 0.0004, 0.003, 1.0)] == [
         "0.0 %", "<0.1 %", "0.3 %", "100.0 %"]
 

@@ -3,7 +3,8 @@ functions, named in this one place. Imported by the fixtures and tests that need
 that a test process that runs none of those never loads torch."""
 import torch
 
-from illustrated.commands.generate import prompt_ids
+from illustrated.commands import generate as generate_command
+from illustrated.commands.generate import percent, prompt_ids, slice_words, token_slice
 from illustrated.decoder_only.sampling import generate
 from illustrated.decoder_only.training import load_lm
 from illustrated.decoding import beam_search, greedy_decode
@@ -18,6 +19,7 @@ from illustrated.translator.tokenizer import SubwordTokenizer
 
 __all__ = ["torch", "limits", "load_split", "beam_search", "greedy_decode", "MASK_CELLS",
            "beam_nodes", "mask_cells", "position_similarity", "scaling_weights",
-           "temperature_weights", "prompt_ids", "training_profile", "load_lm",
+           "temperature_weights", "prompt_ids", "generate_command", "percent", "slice_words",
+           "token_slice", "training_profile", "load_lm",
            "sinusoidal_encoding", "generate", "SubwordTokenizer", "MAX_LEN", "load_translator",
            "prepare", "translate"]

@@ -10,8 +10,13 @@ token for token, one test a prompt: greedy, and sampled with fixed seeds and set
     1e-4 (onnxruntime's float32 against torch's);
 (b) as a reader: N_TYPED prompts typed into the box, the mode and settings set, Write
     pressed: the page's prompt ids (its JavaScript tokenizer), written ids and text are
-    Python's; it shows one chip per written piece and, at each step, the distribution's
-    bars with the drawn piece marked;
+    Python's; it shows one chip per written token and opens on step 1's bars, the token
+    written marked;
+(e) the page teaches sampling: the model's distribution beside the one after the settings,
+    in both modes, with ``generate --steps``'s numbers; greedy greys out the settings it
+    ignores and shows no u; sampling draws u's slice on a strip of the kept tokens in id
+    order (as ``draw`` walks them); each column's bars scaled to its largest value; a
+    changed setting writes again; ``▁`` explained and the book's word, token;
 (c) odd inputs (a prompt too long for max_len, settings out of range or not numbers):
     the page refuses them in the command's words (``python -m illustrated generate`` run
     on the command line the form stands for, tests/test_live_writer.py's command_says);
@@ -61,14 +66,24 @@ def python_writings(n: int) -> list[dict]:
         ids = prompt_ids(tok, text, model.config.max_len)
         options, trace = SETTINGS[i % len(SETTINGS)], []
         new = generate(model, ids, MAX_NEW, eos_id=tok.eos_id, trace=trace, **options)
-        top = [sorted(range(len(s["probs"])), key=lambda j: -s["probs"][j])[:10]
-               for s in trace]
         out.append({"text": text, "ids": ids, "options": options, "new": new,
                     "written": tok.decode(ids + new),
-                    "trace": [{"u": s["u"], "chosen": s["chosen"],
-                               "top": [[j, s["probs"][j]] for j in t]}
-                              for s, t in zip(trace, top)]})
+                    "trace": [_step_summary(s) for s in trace]})
     return out
+
+
+def _step_summary(s: dict) -> dict:
+    """A step of ``generate``'s trace, as the tests read it: u, the id drawn, the ten most
+    likely ids after the settings with their probabilities, the model's ten most likely
+    (ties: the lower id) with both probabilities, and the drawn token's slice."""
+    from tests.site.browser.package import token_slice
+
+    top = sorted(range(len(s["probs"])), key=lambda j: -s["probs"][j])[:10]
+    rows = sorted(range(len(s["model"])), key=lambda j: (-s["model"][j], j))[:10]
+    rows += [] if s["chosen"] in rows else [s["chosen"]]
+    return {"u": s["u"], "chosen": s["chosen"], "top": [[j, s["probs"][j]] for j in top],
+            "rows": [[j, s["model"][j], s["probs"][j]] for j in rows],
+            "slice": token_slice(s["probs"], s["chosen"])}
 
 
 # (what, prompt, the form's fields that differ from tests/test_live_writer.FORM)
@@ -122,23 +137,43 @@ def submit(page, text: str, options: dict) -> dict:
     page.locator("#lw-prompt").press_sequentially(text)
     o = _js(options)
     greedy = options == {"temperature": 0.0}
-    page.locator("#lw-greedy" if greedy else "#lw-sample").check()
+    page.locator("#lw-sample").check()  # greedy greys the settings out: fill them first
     for name, key in (("temperature", "temperature"), ("top-k", "topK"), ("top-p", "topP"),
                       ("seed", "seed")):
         page.locator(f"#lw-{name}").fill(str(o[key]))
     page.locator("#lw-max").fill(str(MAX_NEW))
+    page.locator("#lw-greedy" if greedy else "#lw-sample").check()
     page.locator("#lw-go").click()
-    page.wait_for_function(f"window.liveWriter.runs >= {runs + 1} || document."
-                           "getElementById('lw-app').dataset.state === 'error'", timeout=30000)
+    settle(page, runs)
     return page.evaluate("window.liveWriter.last")
+
+
+def settle(page, runs: int) -> None:
+    """Wait for a writing after the ``runs``-th, and for no other in progress or due (a
+    changed setting writes again)."""
+    page.wait_for_function(f"(window.liveWriter.runs >= {runs + 1} && window.liveWriter.idle())"
+                           " || document.getElementById('lw-app').dataset.state === 'error'",
+                           timeout=60000)
 
 
 # What the reader sees: the written chips, the step view's bars, the chosen row.
 SHOWN_JS = """() => ({
   chips: [...document.querySelectorAll('#lw-written .lw-token')].length,
   prompt: [...document.querySelectorAll('#lw-prompt-pieces .lw-token')].length,
-  bars: [...document.querySelectorAll('#lw-step-view tr')].map(r => +r.dataset.id),
-  chosen: [...document.querySelectorAll('#lw-step-view tr.lw-chosen')].map(r => +r.dataset.id),
+  bars: [...document.querySelectorAll('#lw-step-view .lw-bars tr[data-id]')].map(r => +r.dataset.id),
+  chosen: [...document.querySelectorAll('#lw-step-view .lw-bars tr.lw-chosen')].map(r => +r.dataset.id),
+  rows: [...document.querySelectorAll('#lw-step-view .lw-bars tr[data-id]')].map(r =>
+    [+r.dataset.id, ...[...r.cells].map(c => c.textContent)]),
+  widths: ['lw-model', 'lw-after'].map(c => [...document.querySelectorAll(
+    `#lw-step-view .lw-bars td.${c} .lw-bar`)].map(b => parseFloat(b.style.width))),
+  slice: (e => e && {text: e.textContent, ...e.dataset})(
+    document.querySelector('#lw-step-view .lw-slice')),
+  strip: document.querySelectorAll('#lw-step-view .lw-strip').length,
+  chosenLeft: (e => e && parseFloat(e.style.left))(document.querySelector('.lw-s-chosen')),
+  uLeft: (e => e && parseFloat(e.style.left))(document.querySelector('.lw-u')),
+  view: document.getElementById('lw-step-view').textContent,
+  step: +document.getElementById('lw-step').value,
+  where: document.getElementById('lw-where').textContent,
   text: document.getElementById('lw-text').textContent,
   status: document.getElementById('lw-status').textContent})"""
 
@@ -155,10 +190,12 @@ def typed_problems(page, ref) -> list[str]:
     shown = page.evaluate(SHOWN_JS)
     problems += differs("chips (prompt, written)", [shown["prompt"], shown["chips"]],
                         [len(ref["ids"]), len(ref["new"])])
-    last_step = ref["trace"][-1]
-    if shown["chosen"] != [last_step["chosen"]] or not 1 <= len(shown["bars"]) <= 11:
-        problems.append(f"the last step shows bars {shown['bars']}, marked {shown['chosen']}; "
-                        f"Python drew {last_step['chosen']}")
+    first = ref["trace"][0]
+    if shown["step"] != 1 or shown["chosen"] != [first["chosen"]] or \
+            shown["bars"] != [j for j, _, _ in first["rows"]]:
+        problems.append(f"the view shows step {shown['step']}, bars {shown['bars']}, marked "
+                        f"{shown['chosen']}; Python's step 1 drew {first['chosen']} "
+                        f"(most likely {[j for j, _, _ in first['rows']]})")
     return problems
 
 
@@ -167,12 +204,13 @@ def refused(page, text: str, fields: dict) -> list:
     page's [refusal, status line]."""
     runs = page.evaluate("window.liveWriter.runs")
     page.locator("#lw-prompt").fill(text)
-    page.locator("#lw-greedy" if fields["greedy"] else "#lw-sample").check()
+    page.locator("#lw-sample").check()  # greedy greys the settings out: fill them first
     for field, key in (("temperature", "temperature"), ("top-k", "topK"),
                        ("top-p", "topP"), ("seed", "seed"), ("max", "maxNewTokens")):
         page.locator(f"#lw-{field}").fill(fields[key])
+    page.locator("#lw-greedy" if fields["greedy"] else "#lw-sample").check()
     page.locator("#lw-go").click()
-    page.wait_for_function(f"window.liveWriter.runs >= {runs + 1}", timeout=30000)
+    settle(page, runs)
     return page.evaluate("[window.liveWriter.last.refusal, "
                          "document.getElementById('lw-status').textContent]")
 
@@ -235,16 +273,17 @@ def test_a_typed_prompt_is_written_as_python(english, refs, i):
     assert not problems, f"{refs[i]['text']!r}, {refs[i]['options']}:\n" + "\n".join(problems)
 
 
-def test_the_slider_shows_another_step(english, refs, screenshots):
+def test_the_view_opens_on_step_1_and_the_slider_shows_another(english, refs, screenshots):
     tab, _ = english
     ref = refs[-1]  # the empty prompt: written from <bos>, many steps
     assert len(ref["new"]) > 1
-    assert not typed_problems(tab, ref)
+    assert not typed_problems(tab, ref)  # on step 1 once written
     tab.screenshot(path=str(screenshots / "live_writer_written.png"), full_page=True)
-    tab.locator("#lw-step").fill("1")
+    tab.locator("#lw-step").fill(str(len(ref["new"])))
     shown = tab.evaluate(SHOWN_JS)
-    assert shown["chosen"] == [ref["trace"][0]["chosen"]], \
-        f"step 1 picked on the slider marks {shown['chosen']}, Python drew {ref['trace'][0]['chosen']}"
+    assert shown["chosen"] == [ref["trace"][-1]["chosen"]], \
+        f"the last step picked on the slider marks {shown['chosen']}, Python drew " \
+        f"{ref['trace'][-1]['chosen']}"
 
 
 @pytest.mark.parametrize("what", [what for what, _, _ in ODD])
@@ -268,7 +307,9 @@ def zh(text: str) -> bool:
 
 def test_the_chinese_page_speaks_chinese(chinese):
     tab, _ = chinese
-    for said in (tab.locator("#lw-status").text_content(), tab.locator("#lw-go").text_content()):
+    for said in (tab.locator("#lw-status").text_content(), tab.locator("#lw-go").text_content(),
+                 tab.locator("#lw-greedy-note").text_content(),
+                 tab.locator("label:has(#lw-max)").text_content()):
         assert zh(said), f"not Chinese: {said!r}"
 
 
@@ -290,3 +331,146 @@ def test_the_chinese_page_refuses_in_chinese(chinese, cases, what):
 def test_the_chinese_page_worked_cleanly(chinese):
     _, watched = chinese
     assert not watched.problems(), "\n".join(watched.problems())
+
+
+# ------------------------------------------- (e) the page teaches sampling
+def command_steps(text: str, options: dict) -> list[str]:
+    """``python -m illustrated generate TEXT --steps`` with these settings: its step lines."""
+    import contextlib
+    import io
+
+    from tests.site.browser.package import generate_command
+
+    argv = ["--greedy"] if options == {"temperature": 0.0} else [
+        "--temperature", str(options.get("temperature", 1.0)),
+        "--top-k", str(options.get("top_k", 0)), "--top-p", str(options.get("top_p", 1.0)),
+        "--seed", str(options.get("seed", 0))]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert generate_command.main([*argv, "--steps", "--max-new-tokens", str(MAX_NEW),
+                                      "--", text]) == 0
+    return out.getvalue().splitlines()[1:]
+
+
+def view_step(page, step: int) -> dict:
+    page.locator("#lw-step").fill(str(step))
+    return page.evaluate(SHOWN_JS)
+
+
+def sampled(refs) -> dict:
+    """A sampled writing with a step whose token is not the first kept one (its slice starts
+    after 0), the first such."""
+    return next(r for r in refs if r["options"] != {"temperature": 0.0}
+                and any(s["slice"][0] > 0.05 for s in r["trace"]))
+
+
+def test_greedy_greys_out_what_it_ignores_and_shows_no_u(english, refs, screenshots):
+    tab, _ = english
+    ref = refs[0]
+    assert ref["options"] == {"temperature": 0.0}
+    assert not typed_problems(tab, ref)
+    off = tab.evaluate("""() => ['temperature', 'top-k', 'top-p', 'seed'].map(
+        n => document.getElementById('lw-' + n).disabled)""")
+    note = tab.locator("#lw-greedy-note")
+    shown = tab.evaluate(SHOWN_JS)
+    tab.screenshot(path=str(screenshots / "live_writer_greedy.png"), full_page=True)
+    assert off == [True] * 4 and note.is_visible(), f"greedy leaves settings on: {off}"
+    assert "u =" not in shown["view"] and shown["strip"] == 0 and shown["slice"] is None, \
+        "greedy shows a u"
+    model = [p for _, p, _ in ref["trace"][0]["rows"]]
+    assert shown["chosen"] == [shown["bars"][0]] and model[0] == max(model), \
+        "greedy's marked token is not the model's most likely"
+    tab.locator("#lw-sample").check()
+    settle(tab, tab.evaluate("window.liveWriter.runs") - 1)
+    back = tab.evaluate("['temperature', 'seed'].map(n => document.getElementById('lw-' + n)"
+                        ".disabled)")
+    assert back == [False, False] and not note.is_visible()
+
+
+@pytest.mark.parametrize("mode", ["greedy", "sampling"])
+def test_both_distributions_are_shown_with_the_commands_numbers(english, refs, mode):
+    """Each shown step's rows: the model's probability and the one after the settings, as
+    generate --steps prints them for the token written (and the u and slice)."""
+    tab, _ = english
+    ref = refs[0] if mode == "greedy" else sampled(refs)
+    lines = command_steps(ref["text"], ref["options"])
+    assert not typed_problems(tab, ref)
+    from tests.site.browser.package import percent, slice_words
+
+    problems = []
+    for i, (step, line) in enumerate(list(zip(ref["trace"], lines))[:6]):
+        shown = view_step(tab, i + 1)
+        want = [[j, percent(m), percent(p)] for j, m, p in step["rows"]]
+        got = [[r[0], r[2], r[3]] for r in shown["rows"]]
+        if got != want:
+            problems.append(f"step {i + 1}: page rows {got[:3]}, Python {want[:3]}")
+        row = next(r for r in shown["rows"] if r[0] == step["chosen"])
+        said = f"{row[1]:<14} model {row[2]}, after the settings {row[3]}"
+        if mode == "sampling":
+            said += f"; {shown['slice']['text'].split(': ', 1)[1]}"
+            assert shown["slice"]["text"].endswith(slice_words(step["u"], *step["slice"]))
+        if not line.startswith("  " + said):
+            problems.append(f"step {i + 1}: page {said!r}, command {line!r}")
+    assert not problems, "\n".join(problems)
+
+
+def test_u_falls_in_the_drawn_tokens_slice_on_the_strip(english, refs, screenshots):
+    """The strip lays the kept tokens end to end in id order, as draw walks them: the slice
+    marked is the one draw gave the token written, and u lies in it."""
+    tab, _ = english
+    ref = sampled(refs)
+    assert not typed_problems(tab, ref)
+    i = next(k for k, s in enumerate(ref["trace"]) if s["slice"][0] > 0.05)
+    shown = view_step(tab, i + 1)
+    tab.screenshot(path=str(screenshots / "live_writer_sampling.png"), full_page=True)
+    step, got = ref["trace"][i], shown["slice"]
+    start, end = float(got["start"]), float(got["end"])
+    assert abs(start - step["slice"][0]) < TOL and abs(end - step["slice"][1]) < TOL, \
+        f"step {i + 1}: the page's slice [{start}, {end}), draw's {step['slice']}"
+    assert start <= step["u"] < end and float(got["u"]) == step["u"]
+    assert shown["strip"] == 1 and abs(shown["chosenLeft"] - 100 * start) < 1e-6
+    assert abs(shown["uLeft"] - 100 * step["u"]) < 1e-6
+
+
+def test_each_columns_bars_are_scaled_to_its_largest(english, refs):
+    """A flat distribution (temperature 5) still fills its column: the largest bar of each
+    column is as wide as the widest bar can be."""
+    tab, _ = english
+    ref = {**refs[1], "options": {"temperature": 5.0, "seed": 1}}
+    submit(tab, ref["text"], ref["options"])
+    widths = tab.evaluate(SHOWN_JS)["widths"]
+    assert [max(w) for w in widths] == [100, 100], f"largest bars {[max(w) for w in widths]}"
+    assert min(widths[1][:10]) > 12, f"a flat distribution drawn as slivers: {widths[1]}"
+
+
+def test_a_changed_setting_writes_again(english, refs):
+    tab, _ = english
+    ref = refs[1]  # sampled, seed 1
+    assert not typed_problems(tab, ref)
+    runs = tab.evaluate("window.liveWriter.runs")
+    tab.locator("#lw-seed").fill("2")
+    tab.locator("#lw-seed").press("Tab")  # the input's change event
+    settle(tab, runs)
+    last = tab.evaluate("window.liveWriter.last")
+    assert last["options"]["seed"] == 2, "a new seed left the old writing on screen"
+    from tests.site.browser.package import generate, load_lm
+
+    model, tok, _ = load_lm()
+    want = generate(model, ref["ids"], MAX_NEW, seed=2, eos_id=tok.eos_id)
+    shown = tab.evaluate(SHOWN_JS)
+    assert last["ids"] == want and shown["chips"] == len(want) and shown["step"] == 1
+    runs = tab.evaluate("window.liveWriter.runs")
+    tab.locator("#lw-greedy").check()
+    settle(tab, runs)
+    assert tab.evaluate("window.liveWriter.last.options.temperature") == 0
+    assert tab.evaluate(SHOWN_JS)["strip"] == 0
+
+
+def test_the_page_says_token_and_explains_the_word_start(english):
+    tab, _ = english
+    text = tab.evaluate("document.querySelector('article').innerText")
+    assert "piece" not in text.lower(), [line for line in text.splitlines()
+                                         if "piece" in line.lower()][:3]
+    assert tab.locator("label:has(#lw-max)").inner_text().strip() == "max tokens"
+    note = tab.locator("#lw-out [data-msg=wordStart]")
+    assert note.is_visible() and "▁" in note.inner_text() and "Ġ" in note.inner_text()
