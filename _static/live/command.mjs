@@ -27,7 +27,7 @@ export function pyFloat(x) {
   return Number.isInteger(x) ? x.toFixed(1) : String(x);
 }
 
-// argparse's `type=float` and `type=int`: the number, or null where Python raises.
+// generate.number and generate.whole_number (float and int): the number, or null where Python raises.
 const asFloat = (text) => (strip(text) === "" || Number.isNaN(Number(strip(text)))
   ? null : Number(strip(text)));
 const asInt = (text) => (/^[+-]?\d+$/.test(strip(text)) ? Number(strip(text)) : null);
@@ -39,12 +39,12 @@ export function checkOptions(fields, words) {
   // argparse, option by option in the command line's order
   const o = { temperature: 0, topK: 0, topP: 1, seed: 0 }; // --greedy: temperature 0
   if (!fields.greedy) {
-    o.temperature = asFloat(fields.temperature); // --temperature, type=float
-    if (o.temperature === null) return { refusal: invalid("--temperature", "float", fields.temperature) };
-    o.topK = asInt(fields.topK); // --top-k, type=int
-    if (o.topK === null) return { refusal: invalid("--top-k", "int", fields.topK) };
-    o.topP = asFloat(fields.topP); // --top-p, type=float
-    if (o.topP === null) return { refusal: invalid("--top-p", "float", fields.topP) };
+    o.temperature = asFloat(fields.temperature); // --temperature, type=number
+    if (o.temperature === null) return { refusal: invalid("--temperature", "number", fields.temperature) };
+    o.topK = asInt(fields.topK); // --top-k, type=whole_number
+    if (o.topK === null) return { refusal: invalid("--top-k", "whole number", fields.topK) };
+    o.topP = asFloat(fields.topP); // --top-p, type=number
+    if (o.topP === null) return { refusal: invalid("--top-p", "number", fields.topP) };
     const seed = atLeast("--seed", fields.seed, 0, words); // --seed, type=at_least(0)
     if (seed.refusal) return seed;
     o.seed = seed.value;

@@ -241,7 +241,7 @@ ZH.writer = {
     stepsTitle: "每一步的下一个词元的分布",
     stepSlider: "步骤",
   },
-  INVALID: "参数 {option}：无效的 {kind} 值：{value}",
+  INVALID: "参数 {option}：无效的值：{value}",
   NOT_INTEGER: "参数 {option}：需要一个整数，而输入的是 {value}",
   AT_LEAST: "参数 {option}：必须是 {low} 或更大，而输入的是 {value}",
   TEMPERATURE: "温度必须是 0 或更大的有限数（0：贪心，总是取最可能的词元）；而输入的是 {value}",

@@ -45,6 +45,20 @@ def prompt_ids(tokenizer, text: str, max_len: int) -> list[int]:
     return ids
 
 
+def number(text: str) -> float:
+    """argparse's ``type`` for a setting that is a number: ``float``, named so that a bad
+    value reads "invalid number value: 'abc'"."""
+    return float(text)
+
+
+def whole_number(text: str) -> int:
+    """argparse's ``type`` for top-k: ``int`` ("invalid whole number value: '1.5'")."""
+    return int(text)
+
+
+whole_number.__name__ = "whole number"
+
+
 def parser(program: str = PROGRAM):
     """The ``generate`` command's options, as ``{program} generate --help`` lists them
     (``program``: how the package's entry names itself)."""
@@ -58,12 +72,12 @@ def parser(program: str = PROGRAM):
     p.add_argument("--greedy", action="store_true",
                    help="always take the most likely token (temperature 0; the "
                    "sampling settings are then ignored)")
-    p.add_argument("--temperature", type=float, default=1.0, metavar="T",
+    p.add_argument("--temperature", type=number, default=1.0, metavar="T",
                    help="divide the scores by T before the softmax: below 1 sharper, "
                    "above 1 flatter (default 1)")
-    p.add_argument("--top-k", type=int, default=0, metavar="K",
+    p.add_argument("--top-k", type=whole_number, default=0, metavar="K",
                    help="draw from the K most likely tokens only (default 0: all)")
-    p.add_argument("--top-p", type=float, default=1.0, metavar="P",
+    p.add_argument("--top-p", type=number, default=1.0, metavar="P",
                    help="draw from the fewest most likely tokens whose probabilities sum "
                    "to P or more (default 1: all)")
     p.add_argument("--seed", type=at_least(0), default=0,
