@@ -27,7 +27,8 @@ ODD = [{}, {"greedy": True, "temperature": "-5", "seed": "-1"}, {"temperature": 
        {"temperature": "1e400"}, {"temperature": " 0.7 "}, {"topK": "1.5"},
        {"topK": "-2"}, {"topK": ""}, {"topK": "40"}, {"topP": "0"}, {"topP": "1.5"},
        {"topP": "0.00001"}, {"topP": ""}, {"seed": "-1"}, {"seed": "1.5"},
-       {"seed": "4294967296"}, {"seed": "4294967295"}, {"maxNewTokens": "0"},
+       {"seed": "4294967296"}, {"seed": "4294967295"}, {"seed": "99999999999999999999"},
+       {"seed": " +007"}, {"maxNewTokens": "0"},
        {"maxNewTokens": ""}, {"greedy": True, "maxNewTokens": "0"},
        {"temperature": "", "seed": "-1"}, {"temperature": "-1", "seed": "-1"},
        {"topP": "2", "topK": "-1", "temperature": "-3"}]
@@ -86,7 +87,7 @@ def test_the_page_refuses_the_options_the_command_refuses(compared):
             "maxNewTokens": 20} in accepted
     assert {"temperature": 0, "topK": 0, "topP": 1, "seed": 0,  # --greedy
             "maxNewTokens": 20} in accepted
-    assert len(accepted) == 7  # the ODD entries that are not odd
+    assert len(accepted) == 8  # the ODD entries that are not odd
 
 
 def test_the_page_reads_prompts_as_the_command(compared):

@@ -59,7 +59,9 @@ export function checkOptions(fields, words) {
   if (o.topK < 0) return { refusal: fill(words.TOP_K, { value: o.topK }) };
   if (!(o.topP > 0 && o.topP <= 1)) return { refusal: fill(words.TOP_P, { value: pyFloat(o.topP) }) };
   // if args.seed + args.samples - 1 >= 2**32 (one sample here)
-  if (o.seed >= 2 ** 32) return { refusal: fill(words.SEEDS, { seed: o.seed, samples: 1 }) };
+  if (o.seed >= 2 ** 32) { // the seed as Python's int prints it: every digit (BigInt)
+    return { refusal: fill(words.SEEDS, { seed: BigInt(strip(fields.seed)), samples: 1 }) };
+  }
   return { options: o };
 }
 
