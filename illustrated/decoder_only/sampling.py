@@ -199,8 +199,8 @@ def generate(model, prompt_ids, max_new_tokens, temperature=1.0, top_k=0,
     without, the whole sequence each step: the same ids, more products.
     Args: model: ``model(tokens, cache=None, last_only=True)`` with
     ``tokens`` ``(B, T)`` returns the last position's log-probabilities
-    ``(B, 1, V)`` (a :class:`~illustrated.decoder_only.model.DecoderOnly`); prompt_ids: list of ints, e.g.
-    ``[bos_id, ...]``; trace: a list to which each step appends
+    ``(B, 1, V)`` (a :class:`~illustrated.decoder_only.model.DecoderOnly`);
+    prompt_ids: list of ints, e.g. ``[bos_id, ...]``; trace: a list to which each step appends
     ``{"model", "probs", "u", "chosen"}`` (the model's own distribution
     and the one drawn from, ``V`` floats each; the uniform number; the id
     drawn), plain data.

@@ -151,7 +151,7 @@ def save_lm(path, model: DecoderOnly, tokenizer, **extra):
 
 def load_lm(path=WRITER):
     """Returns ``(model, tokenizer, blob)``: the model in float32 and eval
-    mode, its tokenizer, and the saved dictionary (``losses``, ``recipe``,
+    mode, its tokenizer, and the saved dictionary (``losses``, ``dev_losses``, ``recipe``,
     ``perplexity``, ...). A damaged or foreign file raises ``ValueError``."""
     from tokenizers import Tokenizer
 
