@@ -1,6 +1,6 @@
 """_static/live/tokenizer.js, the live translator page's tokenizer, run under Node: its
 ``prepare``, ``encode``, ``decode`` and ``pieces`` give what Python gives
-(``illustrated.translator.inference.prepare`` and ``_pieces``, ``SubwordTokenizer.encode`` and
+(``illustrated.translator.inference.prepare`` and ``pieces``, ``SubwordTokenizer.encode`` and
 ``decode``) on every held-out sentence, on tricky inputs and on random ids. One Node process
 answers them all (tests/js/live_tokenizer.mjs). The same comparison runs in Chromium in
 tests/site/browser/test_tokenizer.py, which takes its inputs from here

@@ -47,14 +47,14 @@ def main(argv=None, program: str = PROGRAM) -> int:
     train = encode_sentences(tok, english_sentences(split.train), 64)
     held = encode_sentences(tok, english_sentences(split.dev), 64)
     start, cpu = time.time(), time.process_time()
-    model, losses = train_lm(cfg, train, len(tok))
+    model, losses, dev = train_lm(cfg, train, len(tok), held=held)
     seconds, cpu = time.time() - start, time.process_time() - cpu
     ppl = perplexity(model, held)
     print(f"{len(train)} sentences, {cfg.steps} steps in {seconds:.0f} s "
           f"({cpu:.0f} CPU-seconds on {torch.get_num_threads()} threads); "
           f"development perplexity {ppl:.2f}")
     out = args.out or f"checkpoints/writer-{time.strftime('%Y%m%d-%H%M%S')}.pt"
-    path = save_lm(out, model, tok, losses=losses, recipe=dataclasses.asdict(cfg),
+    path = save_lm(out, model, tok, losses=losses, dev_losses=dev, recipe=dataclasses.asdict(cfg),
                    perplexity=ppl, seconds=seconds, cpu_seconds=cpu,
                    threads=torch.get_num_threads(), sentences=len(train))
     print(f"wrote: {path} ({program} generate --checkpoint {path} writes with it)")

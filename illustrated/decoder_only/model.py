@@ -101,14 +101,20 @@ class DecoderOnly(nn.Module):
         return [KVCache() for _ in self.layers]
 
     def forward(self, tokens: torch.Tensor,
-                cache: list[KVCache] | None = None) -> torch.Tensor:
+                cache: list[KVCache] | None = None,
+                last_only: bool = False) -> torch.Tensor:
         """Args:
             tokens: ids ``(B, T)``; a padded batch pads on the right, so
                 that no real token comes after (and so sees) a pad.
             cache: optional, from :meth:`new_cache`. With ``P`` positions
                 held, ``tokens`` are the new ones, at ``P..P+T-1``.
+            last_only: score the last position only, as writing needs
+                (nanoGPT does the same at inference): the output layer,
+                ``D x V`` products per position, then runs once, not ``T``
+                times. Training needs every position.
 
-        Returns: log-probabilities of the next token ``(B, T, V)``.
+        Returns: log-probabilities of the next token ``(B, T, V)``, or
+        ``(B, 1, V)`` with ``last_only``.
         """
         _check_cache(cache, len(self.layers))  # the layers check the rest
         P = 0 if cache is None else len(cache[0])
@@ -122,8 +128,10 @@ class DecoderOnly(nn.Module):
         for i, layer in enumerate(self.layers):
             layer_cache = None if cache is None else cache[i]
             x = layer(x, mask, cache=layer_cache)  # (B, T, D)
-        # 4) every position: a distribution over the next token
-        return self.generator(x)  # (B, T, V)
+        # 4) a distribution over the next token, at every position or the last
+        if last_only:
+            x = x[:, -1:]  # (B, 1, D)
+        return self.generator(x)  # (B, T, V) or (B, 1, V)
 
 
 def _check_cache(cache, N: int) -> None:

@@ -202,9 +202,10 @@ def generate(model, prompt_ids, max_new_tokens, temperature=1.0, top_k=0,
     ``model.config.max_len``. With ``use_cache`` the model reads the prompt
     in one call and then only the newest id (its cache holds the rest);
     without, the whole sequence each step: the same ids, more products.
-    Args: model: ``model(tokens, cache=None)`` with ``tokens`` ``(B, T)``
-    returns log-probabilities ``(B, T, V)``; prompt_ids: list of ints, e.g.
-    ``[bos_id, ...]``; trace: a list to which each step appends
+    Args: model: ``model(tokens, cache=None, last_only=True)`` with
+    ``tokens`` ``(B, T)`` returns the last position's log-probabilities
+    ``(B, 1, V)`` (a :class:`~illustrated.decoder_only.model.DecoderOnly`);
+    prompt_ids: list of ints, e.g. ``[bos_id, ...]``; trace: a list to which each step appends
     ``{"model", "probs", "u", "chosen"}`` (the model's own distribution
     and the one drawn from, ``V`` floats each; the uniform number; the id
     drawn), plain data.
@@ -251,7 +252,7 @@ def _write(model, prompt_ids, rngs, max_new_tokens, setting, use_cache,
         cache = model.new_cache() if use_cache else None
         fed = 0  # the positions the cache holds already
         for _ in range(min(max_new_tokens, room)):
-            logp = model(ids[:, fed:], cache=cache)[:, -1]  # (B, V)
+            logp = model(ids[:, fed:], cache=cache, last_only=True)[:, -1]  # (B, V)
             fed = ids.shape[1] if use_cache else 0
             probs = next_token_probs(logp, *setting)  # (B, V)
             us = [rng.random() for rng in rngs]

@@ -83,45 +83,62 @@ def nll_sum(model, batch: torch.Tensor, pad_id: int = 0):
 
 
 @torch.no_grad()
-def perplexity(model, seqs, max_tokens: int = 4000) -> float:
-    """``exp`` of the mean negative log-likelihood per predicted token
-    (every token after ``<bos>``, ``<eos>`` included) over ``seqs``."""
+def mean_nll(model, seqs, max_tokens: int = 4000) -> float:
+    """The mean negative log-likelihood per predicted token (every token
+    after ``<bos>``, ``<eos>`` included) over ``seqs``, in nats: the
+    cross-entropy the training minimises, measured in eval mode."""
     was_training, total, count = model.training, 0.0, 0
     model.eval()
     for idx in token_batches([len(s) for s in seqs], max_tokens, pool=len(seqs)):
         nll, n = nll_sum(model, padded([seqs[i] for i in idx]))
         total, count = total + nll.item(), count + n
     model.train(was_training)
-    return math.exp(total / count)
+    return total / count
+
+
+def perplexity(model, seqs, max_tokens: int = 4000) -> float:
+    """``exp`` of :func:`mean_nll`: the number of equally likely tokens
+    that would leave the model as unsure as it is, on average."""
+    return math.exp(mean_nll(model, seqs, max_tokens))
 
 
 def train_lm(cfg: LMTrainConfig, seqs, vocab: int, max_len: int = 64,
-             log=print) -> tuple[DecoderOnly, list[float]]:
+             log=print, held=None, every: int = 200):
     """Train a :class:`~illustrated.decoder_only.model.DecoderOnly` on id
-    sequences; returns it (eval mode) and the training loss (nats per
-    token) of every step."""
+    sequences. With ``held`` (id sequences never trained on), the held-out
+    loss :func:`mean_nll` is measured before the first step and every
+    ``every`` steps (in eval mode: it draws no random number, so the
+    training is the same with or without it).
+    Returns: the model (eval mode), the training loss (nats per token) of
+    every step, and the held-out losses as ``[step, loss]`` pairs."""
     torch.manual_seed(cfg.seed)  # dropout
     config = DecoderOnlyConfig(vocab=vocab, N=cfg.N, d_model=cfg.d_model,
                                d_ff=cfg.d_ff, h=cfg.h, dropout=cfg.dropout,
                                max_len=max_len)
     model = DecoderOnly(config, torch.Generator().manual_seed(cfg.seed)).train()
     opt, sched = paper_optimiser(model, cfg)
-    lengths, losses, epoch, start = [len(s) for s in seqs], [], 0, time.time()
+    lengths, losses, dev, epoch, start = [len(s) for s in seqs], [], [], 0, time.time()
+    if held:
+        dev.append([0, mean_nll(model, held)])
     while len(losses) < cfg.steps:
         for idx in token_batches(lengths, cfg.max_tokens, cfg.seed, epoch):
             nll, n = nll_sum(model, padded([seqs[i] for i in idx]))
             opt.zero_grad()
-            (nll / n).backward()
+            (nll / n).backward()  # the mean over the batch's real targets
             opt.step()
             sched.step()
             losses.append(nll.item() / n)
-            if len(losses) % 100 == 0:
-                log(f"step {len(losses)}: loss {losses[-1]:.3f} "
+            step = len(losses)
+            if held and (step % every == 0 or step == cfg.steps):
+                dev.append([step, mean_nll(model, held)])
+            if step % 100 == 0:
+                held_now = f", held-out {dev[-1][1]:.3f}" if dev and dev[-1][0] == step else ""
+                log(f"step {step}: loss {losses[-1]:.3f}{held_now} "
                     f"({time.time() - start:.0f} s)")
-            if len(losses) == cfg.steps:
+            if step == cfg.steps:
                 break
         epoch += 1
-    return model.eval(), losses
+    return model.eval(), losses, dev
 
 
 def save_lm(path, model: DecoderOnly, tokenizer, **extra):
@@ -134,7 +151,7 @@ def save_lm(path, model: DecoderOnly, tokenizer, **extra):
 
 def load_lm(path=WRITER):
     """Returns ``(model, tokenizer, blob)``: the model in float32 and eval
-    mode, its tokenizer, and the saved dictionary (``losses``, ``recipe``,
+    mode, its tokenizer, and the saved dictionary (``losses``, ``dev_losses``, ``recipe``,
     ``perplexity``, ...). A damaged or foreign file raises ``ValueError``."""
     from tokenizers import Tokenizer
 

@@ -183,7 +183,7 @@ def decoder_only_figure(tokens, predicted, n_layers=2) -> Figure:
     token after it (``predicted``, e.g. the model's most probable next pieces).
 
     Args:
-        tokens: ``T`` strings, the pieces read (``<bos>`` first).
+        tokens: ``T`` strings, the tokens read (``<bos>`` first).
         predicted: ``T`` strings, what each position predicts.
         n_layers: ``N``, the number of layers.
 
@@ -203,7 +203,7 @@ def decoder_only_figure(tokens, predicted, n_layers=2) -> Figure:
     only = (DECODER_LAYER[0], DECODER_LAYER[1]) + DECODER_LAYER[4:]
     right = draw_layer(ax, 6.0, 2.9, "decoder", DECODER, only, n_layers, None, 1)
     draw_layer_inputs(ax, dec, -1, None, None, None)
-    draw_layer_inputs(ax, right, 1, None, " ".join(tokens), tr("the pieces read"))
+    draw_layer_inputs(ax, right, 1, None, " ".join(tokens), tr("the tokens read"))
     x, y = dec["sub_x"], dec["centres"][2] - SUBLAYER_H / 2  # the cross-attention box
     ax.plot([x, x + SUBLAYER_W], [y, y + SUBLAYER_H], color=ACCENT, lw=2.5, zorder=5, gid="removed")
     ax.plot([x, x + SUBLAYER_W], [y + SUBLAYER_H, y], color=ACCENT, lw=2.5, zorder=5, gid="removed")
@@ -217,7 +217,7 @@ def decoder_only_figure(tokens, predicted, n_layers=2) -> Figure:
     draw_arrow(ax, (right["cx"], top + 0.5), (right["cx"], top + 1.0))
     ax.text(right["cx"], top + 1.25, " ".join(predicted), ha="center", va="center",
             fontsize=11.5, color=INK, style="italic")
-    ax.text(right["cx"], top + 1.62, tr("the next piece, at every position"), ha="center",
+    ax.text(right["cx"], top + 1.62, tr("the next token, at every position"), ha="center",
             va="center", fontsize=8.5, color=MUTED)
     alt = tr("Two decoder layers side by side. Left, the translator's: masked "
              "self-attention, encoder-decoder attention (crossed out) and feed-forward, "

@@ -72,6 +72,20 @@ def test_the_cache_gives_the_same_numbers_one_token_at_a_time():
     assert len(cache[0]) == 9
 
 
+def test_the_last_position_output_is_the_full_forwards_last_row():
+    """Writing scores only the last position: the same numbers as the full forward's
+    last row, with and without a cache."""
+    model, tokens = tiny(), ids()
+    full = model(tokens)  # (B, T, V)
+    last = model(tokens, last_only=True)
+    assert last.shape == (2, 1, 20)
+    torch.testing.assert_close(last, full[:, -1:], atol=1e-12, rtol=1e-12)
+    cache = model.new_cache()
+    model(tokens[:, :4], cache=cache, last_only=True)  # the prompt fills the cache
+    step = model(tokens[:, 4:5], cache=cache, last_only=True)  # (B, 1, V)
+    torch.testing.assert_close(step, full[:, 4:5], atol=1e-12, rtol=1e-12)
+
+
 def test_log_probabilities_and_tied_weights():
     model = tiny()
     out = model(ids())

@@ -249,6 +249,26 @@ def test_greedy_takes_the_argmax_each_step(model):
     assert ids == seq[2:]
 
 
+@pytest.mark.parametrize("options", RUNS)
+def test_sampling_draws_from_the_full_forwards_last_row(model, options):
+    """generate (the last position only, with its cache) sees, step by step, the
+    distribution of the full forward's last row, and writes what a loop over the full
+    forward writes with the same seed."""
+    options = dict(options)
+    seed = options.pop("seed", 0)
+    rng, seq, rows = Mulberry32(seed), [1, 4, 7], []
+    for _ in range(8):
+        with torch.no_grad():
+            row = model(torch.tensor([seq]))[0, -1]  # (V,) every position scored
+        rows.append(row.exp())
+        seq.append(draw(next_token_probs(row, **options), rng.random()))
+    trace = []
+    assert generate(model, [1, 4, 7], 8, seed=seed, eos_id=-1, trace=trace,
+                    **options) == seq[3:]
+    torch.testing.assert_close(torch.tensor([t["model"] for t in trace]),
+                               torch.stack(rows), atol=1e-6, rtol=1e-5)
+
+
 def test_it_stops_after_eos_and_at_max_len(model):
     trace = []
     ids = generate(model, [1], 50, seed=1, eos_id=-1, trace=trace)

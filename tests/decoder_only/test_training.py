@@ -48,11 +48,29 @@ def test_training_lowers_the_loss_and_is_reproducible():
     seqs = [[1, 5, 6, 7, 2]] * 16
     cfg = LMTrainConfig(steps=20, max_tokens=40, warmup=5, d_model=16, N=1, h=2,
                         d_ff=32, dropout=0.0)
-    model, losses = train_lm(cfg, seqs, vocab=10, max_len=8, log=lambda *_: None)
-    again, losses_again = train_lm(cfg, seqs, vocab=10, max_len=8, log=lambda *_: None)
-    assert losses == losses_again
+    model, losses, dev = train_lm(cfg, seqs, vocab=10, max_len=8, log=lambda *_: None)
+    again, losses_again, _ = train_lm(cfg, seqs, vocab=10, max_len=8, log=lambda *_: None)
+    assert losses == losses_again and dev == []
     assert losses[-1] < losses[0] / 4
     assert not model.training
+
+
+def test_the_held_out_loss_is_measured_without_changing_the_training():
+    """With dropout on, the held-out evaluation every few steps (eval mode) leaves the
+    losses and the weights bit for bit as they are without it."""
+    seqs = [[1, 5, 6, 7, 2], [1, 8, 9, 2], [1, 5, 9, 7, 2]] * 6
+    held = [[1, 5, 7, 2], [1, 8, 6, 9, 2]]
+    cfg = LMTrainConfig(steps=12, max_tokens=40, warmup=4, d_model=16, N=1, h=2,
+                        d_ff=32, dropout=0.3)
+    quiet = dict(vocab=10, max_len=8, log=lambda *_: None)
+    plain, losses, _ = train_lm(cfg, seqs, **quiet)
+    watched, losses_watched, dev = train_lm(cfg, seqs, held=held, every=5, **quiet)
+    assert losses_watched == losses
+    for (name, p), q in zip(plain.state_dict().items(), watched.state_dict().values()):
+        assert torch.equal(p, q), name
+    assert [step for step, _ in dev] == [0, 5, 10, 12]  # before, every 5, the last
+    assert math.isclose(dev[-1][1], math.log(perplexity(watched, held)), rel_tol=1e-9)
+    assert dev[-1][1] < dev[0][1]
 
 
 def test_save_and_load_give_the_same_model(tmp_path):

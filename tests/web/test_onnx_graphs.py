@@ -162,8 +162,8 @@ class OnnxWriter(torch.nn.Module):
         self.session, self.config = session, config
         self.anchor = torch.nn.Parameter(torch.zeros(1))  # generate asks for a device
 
-    def forward(self, tokens, cache=None):
-        assert cache is None
+    def forward(self, tokens, cache=None, last_only=False):
+        assert cache is None and last_only  # the graph gives the last row only
         logp, = self.session.run(None, {"ids": tokens.numpy()})  # (1, V)
         return torch.from_numpy(logp)[:, None]  # (1, 1, V)
 
