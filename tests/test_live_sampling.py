@@ -38,8 +38,9 @@ class Bigram(nn.Module):
     def new_cache(self):
         return None
 
-    def forward(self, tokens, cache=None):
-        return self.table[tokens]  # (B, T, V)
+    def forward(self, tokens, cache=None, last_only=False):
+        logp = self.table[tokens]  # (B, T, V)
+        return logp[:, -1:] if last_only else logp
 
 
 def _options(t, k, p):
