@@ -69,6 +69,18 @@ const EN = {
       "longest French training sentence has {max_words}): expect a poor translation",
     MOSTLY_UNKNOWN: "mostly unknown words ({unknown} of {n} words occur in no French training " +
       "sentence): is it French? The translation is a guess",
+    MORE: " and {more} more",
+    UNKNOWN_WORDS: "words that occur in no French training sentence ({words}): a name or a " +
+      "rare word the model never read may come out wrong",
+    DIGITS: "numbers ({numbers}): only {n} of the {pairs} French training sentences have a " +
+      "digit, and the model often writes other digits: check them in the translation",
+    UNSEEN_SYMBOLS: "symbols that occur in no French training sentence ({symbols}): the model " +
+      "never read them and may write anything in their place",
+    // the writer's prompt (limits.check_prompt)
+    NOT_ENGLISH: "not English: it has letters outside the Latin alphabet ({letters}); the " +
+      "writer has only read English",
+    FRENCH_PROMPT: "French? {k} of its {n} words occur in French training sentences and in no " +
+      "English one ({words}); the writer was trained on English sentences only",
   },
 };
 
@@ -143,6 +155,16 @@ const ZH = {
       "{max_words} 个词）：译文可能很差",
     MOSTLY_UNKNOWN: "大多是生词（{n} 个词中有 {unknown} 个不在任何法语训练句子中出现）：" +
       "这是法语吗？译文只是猜测",
+    MORE: "，另有 {more} 个",
+    UNKNOWN_WORDS: "有的词不在任何法语训练句子中出现（{words}）：模型从未读过的名字或生僻词，" +
+      "译出来可能是错的",
+    DIGITS: "含有数字（{numbers}）：{pairs} 个法语训练句子中只有 {n} 个含有数字，模型常常写出别的数字：" +
+      "请核对译文中的数字",
+    UNSEEN_SYMBOLS: "有的符号不在任何法语训练句子中出现（{symbols}）：模型从未读过它们，" +
+      "在它们的位置上可能写出任何东西",
+    NOT_ENGLISH: "不是英语：句中有拉丁字母以外的字母（{letters}）；续写器只读过英语",
+    FRENCH_PROMPT: "是法语吗？它的 {n} 个词中有 {k} 个在法语训练句子中出现、却不在任何英语训练句子中出现" +
+      "（{words}）；续写器只用英语句子训练过",
   },
 };
 
