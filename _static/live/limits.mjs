@@ -101,7 +101,7 @@ export function checkSentence(sentence, pieces, profile, maxLen, say) {
   if (!found.length) return { refusal: say.NO_WORDS, warnings: [] };
   const foreign = nonLatin(sentence);
   if (foreign.length) {
-    return { refusal: fill(say.NOT_LATIN, { letters: listed(foreign, say, "") }), warnings: [] };
+    return { refusal: fill(say.NOT_LATIN, { letters: listed(foreign, say, " ") }), warnings: [] };
   }
   if (pieces > maxLen) {
     return { refusal: fill(say.TOO_LONG, { n: pieces, max_len: maxLen }), warnings: [] };
@@ -131,7 +131,7 @@ export function checkPrompt(prompt, profile, say) {
   if (typeof prompt !== "string") throw new TypeError(`prompt must be a string, got ${typeof prompt}`);
   const foreign = nonLatin(prompt);
   if (foreign.length) {
-    return { refusal: fill(say.NOT_ENGLISH, { letters: listed(foreign, say, "") }), warnings: [] };
+    return { refusal: fill(say.NOT_ENGLISH, { letters: listed(foreign, say, " ") }), warnings: [] };
   }
   const found = words(prompt);
   const french = found.filter((w) => profile.words.has(w) && !profile.englishWords.has(w));

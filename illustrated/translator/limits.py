@@ -202,7 +202,7 @@ def check_sentence(sentence: str, pieces: int, profile: TrainingProfile,
         return Verdict(NO_WORDS)
     foreign = non_latin(sentence)
     if foreign:
-        return Verdict(NOT_LATIN.format(letters=listed(foreign, "")))
+        return Verdict(NOT_LATIN.format(letters=listed(foreign, " ")))
     if pieces > max_len:
         return Verdict(TOO_LONG.format(n=pieces, max_len=max_len))
     warnings = []
@@ -232,7 +232,7 @@ def check_prompt(prompt: str, profile: TrainingProfile) -> Verdict:
         raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
     foreign = non_latin(prompt)
     if foreign:
-        return Verdict(NOT_ENGLISH.format(letters=listed(foreign, "")))
+        return Verdict(NOT_ENGLISH.format(letters=listed(foreign, " ")))
     found = words(prompt)
     french = [w for w in found if w in profile.words and w not in profile.english_words]
     if 2 * len(french) > len(found):
