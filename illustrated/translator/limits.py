@@ -29,11 +29,12 @@ import functools
 import re
 import unicodedata
 
-# One rule for the command and the page: a sentence ends at one of SENTENCE_ENDS followed
-# by white space, or at one of FULL_WIDTH_ENDS, the marks of Chinese and Japanese, which
-# put no space after a sentence. The list is explicit (the Unicode property Sentence_Terminal
-# has some 150 marks, most of scripts the model refuses anyway).
+# One rule for the command and the page. The lists are explicit (the Unicode property
+# Sentence_Terminal has some 150 marks, most of scripts the model refuses anyway).
+#: A sentence ends at one of these marks followed by white space.
 SENTENCE_ENDS = ".!?…‼⁇⁈⁉"
+#: ... or at one of these, the marks of Chinese and Japanese, which put no space after a
+#: sentence.
 FULL_WIDTH_ENDS = "。！？｡"
 _SENTENCE_END = re.compile(rf"(?<=[{SENTENCE_ENDS}])\s+|(?<=[{FULL_WIDTH_ENDS}])\s*")
 #: At most this many letters, words or symbols are named in one message; "and N more".
@@ -44,7 +45,8 @@ NAMED = 20
 NO_WORDS = "nothing to translate: no words in it"
 NOT_LATIN = ("not French: it has letters outside the Latin alphabet ({letters}); the model "
              "has only read French")
-MORE = " and {more} more"  # after NAMED letters, words or symbols
+#: What follows the first :data:`NAMED` letters, words or symbols when there are more.
+MORE = " and {more} more"
 TOO_LONG = ("too long: {n} pieces, the model reads at most {max_len}; split it into shorter "
             "sentences")
 LONGER_THAN_TRAINING = ("longer than any sentence the model was trained on ({n} words; the "
