@@ -127,6 +127,7 @@ async function onSubmit(event) {
   $("#lw-step-view").replaceChildren();
   $("#lw-out").hidden = true;
   if (refusal) {
+    $("#lw-prompt-pieces").replaceChildren(); // no prompt read: none of the last one's shown
     say(refusal);
     return finish("refused", { ids: null, text: null });
   }
