@@ -39,7 +39,7 @@ export function namedLatin(letter) {
   return LATIN_SCRIPT.test(letter) && !LATIN_UNNAMED.test(letter);
 }
 
-/** str.format for the messages: "{n} pieces" with {n: 70} -> "70 pieces". */
+/** str.format for the messages: "{n} tokens" with {n: 70} -> "70 tokens". */
 export function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
 }
@@ -94,17 +94,17 @@ export function profileFromJSON(data) {
 }
 
 /** limits.check_sentence: {refusal, warnings} for one sentence, in the words of `say` (the
- *  edition's templates, messages.mjs's `limits`). `pieces`: its length in subword tokens,
+ *  edition's templates, messages.mjs's `limits`). `tokens`: its length in subword tokens,
  *  <bos> and <eos> included (ignored when it is refused before that check). */
-export function checkSentence(sentence, pieces, profile, maxLen, say) {
+export function checkSentence(sentence, tokens, profile, maxLen, say) {
   const found = words(sentence);
   if (!found.length) return { refusal: say.NO_WORDS, warnings: [] };
   const foreign = nonLatin(sentence);
   if (foreign.length) {
     return { refusal: fill(say.NOT_LATIN, { letters: listed(foreign, say, " ") }), warnings: [] };
   }
-  if (pieces > maxLen) {
-    return { refusal: fill(say.TOO_LONG, { n: pieces, max_len: maxLen }), warnings: [] };
+  if (tokens > maxLen) {
+    return { refusal: fill(say.TOO_LONG, { n: tokens, max_len: maxLen }), warnings: [] };
   }
   const warnings = [];
   if (found.length > profile.maxWords) {

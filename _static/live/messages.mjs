@@ -63,7 +63,7 @@ const EN = {
     NO_WORDS: "nothing to translate: no words in it",
     NOT_LATIN: "not French: it has letters outside the Latin alphabet ({letters}); the model " +
       "has only read French",
-    TOO_LONG: "too long: {n} pieces, the model reads at most {max_len}; split it into shorter " +
+    TOO_LONG: "too long: {n} tokens, the model reads at most {max_len}; split it into shorter " +
       "sentences",
     LONGER_THAN_TRAINING: "longer than any sentence the model was trained on ({n} words; the " +
       "longest French training sentence has {max_words}): expect a poor translation",
@@ -150,7 +150,7 @@ const ZH = {
   limits: { // the same rule, in Chinese
     NO_WORDS: "没有可翻译的内容：句中没有词",
     NOT_LATIN: "不是法语：句中有拉丁字母以外的字母（{letters}）；模型只读过法语",
-    TOO_LONG: "太长：共 {n} 个片段，而模型最多读入 {max_len} 个；请把它拆成几个短句",
+    TOO_LONG: "太长：共 {n} 个词元，而模型最多读入 {max_len} 个；请把它拆成几个短句",
     LONGER_THAN_TRAINING: "比模型训练时读过的任何句子都长（{n} 个词；最长的法语训练句子有 " +
       "{max_words} 个词）：译文可能很差",
     MOSTLY_UNKNOWN: "大多是生词（{n} 个词中有 {unknown} 个不在任何法语训练句子中出现）：" +

@@ -47,7 +47,7 @@ NOT_LATIN = ("not French: it has letters outside the Latin alphabet ({letters});
              "has only read French")
 #: What follows the first :data:`NAMED` letters, words or symbols when there are more.
 MORE = " and {more} more"
-TOO_LONG = ("too long: {n} pieces, the model reads at most {max_len}; split it into shorter "
+TOO_LONG = ("too long: {n} tokens, the model reads at most {max_len}; split it into shorter "
             "sentences")
 LONGER_THAN_TRAINING = ("longer than any sentence the model was trained on ({n} words; the "
                         "longest French training sentence has {max_words}): expect a poor "
@@ -187,13 +187,13 @@ class Verdict:
     warnings: tuple[str, ...] = ()
 
 
-def check_sentence(sentence: str, pieces: int, profile: TrainingProfile,
+def check_sentence(sentence: str, tokens: int, profile: TrainingProfile,
                    max_len: int) -> Verdict:
     """Check one sentence (as :func:`split_sentences` gives it) against what the model read.
 
     Args:
         sentence: the sentence as typed.
-        pieces: its length in the model's subword tokens, ``<bos>`` and ``<eos>`` included
+        tokens: its length in the model's subword tokens, ``<bos>`` and ``<eos>`` included
             (``len(tokenizer.encode(prepare(sentence)))``; ignored when it is refused
             before).
         profile: what the model was trained on.
@@ -205,8 +205,8 @@ def check_sentence(sentence: str, pieces: int, profile: TrainingProfile,
     foreign = non_latin(sentence)
     if foreign:
         return Verdict(NOT_LATIN.format(letters=listed(foreign, " ")))
-    if pieces > max_len:
-        return Verdict(TOO_LONG.format(n=pieces, max_len=max_len))
+    if tokens > max_len:
+        return Verdict(TOO_LONG.format(n=tokens, max_len=max_len))
     warnings = []
     if len(found) > profile.max_words:
         warnings.append(LONGER_THAN_TRAINING.format(n=len(found), max_words=profile.max_words))

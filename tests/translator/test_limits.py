@@ -142,7 +142,7 @@ def test_the_messages_words():
         "not French: it has letters outside the Latin alphabet (Пр); the model has only "
         "read French")
     assert TOO_LONG.format(n=83, max_len=64) == (
-        "too long: 83 pieces, the model reads at most 64; split it into shorter sentences")
+        "too long: 83 tokens, the model reads at most 64; split it into shorter sentences")
     assert LONGER_THAN_TRAINING.format(n=20, max_words=15) == (
         "longer than any sentence the model was trained on (20 words; the longest French "
         "training sentence has 15): expect a poor translation")
