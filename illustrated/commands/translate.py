@@ -13,10 +13,11 @@ of stdin. A line may hold several sentences (:func:`illustrated.translator.limit
 **Checks.** The real translator checks each sentence by the rule the live page applies
 too (:func:`illustrated.translator.limits.check_sentence`): a sentence without words, with letters
 outside the Latin alphabet (each one named) or longer than the model reads is *refused*;
-one longer than every French training sentence, with words, numbers or symbols that no
-training sentence has (or few: digits), is translated with a *warning*. A sentence ends at
-``. ! ? …`` followed by a space, or at Chinese and Japanese ``。！？``. The toy translator refuses a sentence without words or over
-its length limit, and warns about words it does not know.
+one longer than every French training sentence, with words or symbols that no training
+sentence has, or with numbers (few training sentences have a digit), is translated with a
+*warning*. A sentence ends at ``. ! ? …`` followed by a space, or at the Chinese and
+Japanese ``。！？``. The toy translator refuses a sentence without words or over its length
+limit, and warns about words it does not know.
 
 **Output.** stdout holds one line per input line, in input order: the translations of the
 line's sentences joined by one space; an empty input line, or one whose sentences were all
