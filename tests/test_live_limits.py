@@ -1,6 +1,6 @@
 """_static/live/limits.mjs, the live page's copy of :mod:`illustrated.translator.limits`, run
-under Node: its sentences, words, non-Latin letters and verdicts (refusals and warnings, word
-for word) are Python's on odd inputs, and its idea of a Latin letter is Python's on every
+under Node: its sentences, words, non-Latin letters, numbers, symbols and verdicts (refusals
+and warnings, word for word; the writer's prompts too) are Python's on odd inputs, and its idea of a Latin letter is Python's on every
 code point.
 One Node process answers them all (tests/js/live_limits.mjs); the same comparison runs in
 Chromium in tests/site/browser/test_limits.py, which takes its job from here
@@ -39,7 +39,17 @@ TEXTS = [
     "x\u200by", "Un.\x1fDeux.", "Un.\ufeffDeux.", "Un.\xa0Deux.",
     "\ufeffFin.\ufeff", "Je mange.", "Le chien dort sur la table.",
     "mot " * 20, "le chat " * 12 + ".", "Bonjour\tmonde", *EDGE_LETTERS,
+    # the issue's inputs: numbers, names, an emoji, Chinese sentence ends, all of a word
+    "J'ai 25 ans et 3 chats.", "Jean-Pierre habite à Saint-Étienne depuis 2019.",
+    "J'aime les chats 🐱 !", "Tu viens ?", "Je suis étudiant. 我是学生。 Tu es professeur.",
+    "Привет", "你好。我是学生！你呢？好", "Quoi‼ Non⁉ Bon⁇ Si⁈ Fin.", "Je suis ١٢ et x² ½ Ⅻ.",
+    "Il fait beau €, $ et % ?", "абвгдежзийклмнопрстуфхцчшщ.", "Je suis étudiant, Élodie.",
+    "Il fait beau, Tom !", "C'est l'été 2020, « Ça va ? »",
 ]
+# Prompts of the writer (check_prompt): English, names, French, other scripts.
+PROMPTS = ["", "Tom", "I would like", "The cat", "Je suis", "je suis étudiant", "Il fait beau",
+           "Tom est là", "我是学生", "Привет мир", "Καλημέρα", "It is nice, Élodie", "😀", "42",
+           " ", "Where is the station", "Ça va", "sleeps", "\u2c2e", "ǅemal"]
 # A small profile: what a model trained on these pairs has read.
 PAIRS = [("Je suis étudiant.", "I am a student."), ("Il fait beau.", "It is nice."),
          ("C'est l'été.", "It is summer."), ("Le chat dort sur la table.", "The cat sleeps."),
@@ -54,8 +64,10 @@ def make_job() -> dict:
     sentences = [s for t in TEXTS for s in python_sentences(t)]
     checks = [[s, 3 + len(s) // 4] for s in sentences]
     return {"texts": TEXTS, "lines": [line for t in TEXTS for line in t.split("\n")],
-            "profile": limits.TrainingProfile.from_pairs(PAIRS).to_json(), "maxLen": MAX_LEN,
-            "checks": checks}
+            # as many pairs as the real corpus's order of size: 12,345 has a separator
+            "profile": {**limits.TrainingProfile.from_pairs(PAIRS).to_json(), "pairs": 12345},
+            "maxLen": MAX_LEN,
+            "checks": checks, "prompts": PROMPTS}
 
 
 def python_sentences(text: str) -> list[str]:
@@ -78,9 +90,18 @@ def python_answers(job: dict) -> dict:
             "splitSentences": [limits.split_sentences(line) for line in job["lines"]],
             "words": [limits.words(t) for t in job["texts"]],
             "nonLatin": [limits.non_latin(t) for t in job["texts"]],
+            "numbers": [limits.numbers(t) for t in job["texts"]],
+            "symbols": [limits.symbols(t) for t in job["texts"]],
             "verdicts": [{"refusal": v.refusal, "warnings": list(v.warnings)} for v in verdicts],
-            "templates": {name: getattr(limits, name) for name in (
-                "NO_WORDS", "NOT_LATIN", "TOO_LONG", "LONGER_THAN_TRAINING", "MOSTLY_UNKNOWN")}}
+            "prompts": [{"refusal": v.refusal, "warnings": list(v.warnings)} for v in (
+                limits.check_prompt(p, profile) for p in job["prompts"])],
+            "templates": {name: getattr(limits, name) for name in TEMPLATES}}
+
+
+# The messages of limits.py, which messages.mjs's `limits` says in both editions.
+TEMPLATES = ("NO_WORDS", "NOT_LATIN", "TOO_LONG", "LONGER_THAN_TRAINING", "MOSTLY_UNKNOWN",
+             "MORE", "UNKNOWN_WORDS", "DIGITS", "UNSEEN_SYMBOLS", "NOT_ENGLISH",
+             "FRENCH_PROMPT")
 
 
 def class_mismatches(runs: list) -> tuple[list[str], int]:
@@ -109,15 +130,18 @@ def mismatches(job: dict, expected: dict, got: dict, limit: int = 10) -> list[st
     out = []
     for name, inputs in (("sentencesOf", job["texts"]), ("splitSentences", job["lines"]),
                          ("words", job["texts"]), ("nonLatin", job["texts"]),
-                         ("verdicts", job["checks"])):
-        js = got[name]["en"] if name == "verdicts" else got[name]
+                         ("numbers", job["texts"]), ("symbols", job["texts"]),
+                         ("verdicts", job["checks"]), ("prompts", job["prompts"])):
+        js = got[name]["en"] if name in ("verdicts", "prompts") else got[name]
         for x, want, have in zip(inputs, expected[name], js):
             if want != have:
                 out.append(f"{name}({x!r:.60}): python {want!r:.160}, javascript {have!r:.160}")
     if got["templates"]["en"] != expected["templates"]:
         out.append(f"templates: python {expected['templates']}, javascript "
                    f"{got['templates']['en']}")
-    for x, en, zh in zip(job["checks"], got["verdicts"]["en"], got["verdicts"]["zh"]):
+    both = [*zip(job["checks"], got["verdicts"]["en"], got["verdicts"]["zh"]),
+            *zip(([p] for p in job["prompts"]), got["prompts"]["en"], got["prompts"]["zh"])]
+    for x, en, zh in both:
         if (en["refusal"] is None) != (zh["refusal"] is None) or (
                 len(en["warnings"]) != len(zh["warnings"])) or not all(
                 map(_chinese, [zh["refusal"] or "中", *zh["warnings"]])):
@@ -149,8 +173,12 @@ def test_the_inputs_try_every_verdict(compared):
     assert refusals == {"nothing to translate", "not French", "too long"}
     warnings = {w.split(" (")[0] for v in expected["verdicts"] for w in v["warnings"]}
     assert warnings == {"longer than any sentence the model was trained on",
-                        "mostly unknown words"}
+                        "mostly unknown words", "words that occur in no French training sentence",
+                        "numbers", "symbols that occur in no French training sentence"}
     assert any(v == {"refusal": None, "warnings": []} for v in expected["verdicts"])
+    assert any(" more)" in v["refusal"] for v in expected["verdicts"] if v["refusal"])
+    prompts = [v["refusal"] or (v["warnings"] or ["none"])[0] for v in expected["prompts"]]
+    assert {p.split(":")[0].split("?")[0] for p in prompts} == {"none", "not English", "French"}
 
 
 def test_edge_letters_are_where_python_puts_them(compared):

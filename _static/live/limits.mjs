@@ -1,7 +1,7 @@
 // The one rule the page shares with `python -m illustrated translate`:
 // illustrated/translator/limits.py,
 // step by step (each step names the Python it mirrors). A text is cut into sentences; each
-// is refused (no word, letters outside the Latin alphabet, too many pieces) or translated,
+// is refused (no word, letters outside the Latin alphabet, too many tokens) or translated,
 // with warnings when it lies outside what the model read in training (limits.json, written
 // by scripts/export_onnx.py from illustrated.translator.limits.training_profile).
 //
@@ -10,10 +10,16 @@
 // tests/test_live_limits.py (Node) and tests/site/browser/test_live_inputs.py (Chromium)
 // check every function here against Python.
 
-import { PY_SPACE, pyStrip } from "./tokenizer.js";
+import { clean, PY_SPACE, pyStrip } from "./tokenizer.js";
 
-// limits._SENTENCE_END: `(?<=[.!?…])\s+`, with Python's \s.
-const SENTENCE_END = new RegExp(`(?<=[.!?\u2026])[${PY_SPACE}]+`);
+// limits.SENTENCE_ENDS and FULL_WIDTH_ENDS, the same explicit lists.
+export const SENTENCE_ENDS = ".!?\u2026\u203c\u2047\u2048\u2049"; // . ! ? … ‼ ⁇ ⁈ ⁉
+export const FULL_WIDTH_ENDS = "\u3002\uff01\uff1f\uff61"; // 。 ！ ？ ｡
+// limits._SENTENCE_END: `(?<=[SENTENCE_ENDS])\s+|(?<=[FULL_WIDTH_ENDS])\s*`, with Python's \s.
+const SENTENCE_END = new RegExp(`(?<=[${SENTENCE_ENDS}])[${PY_SPACE}]+|` +
+  `(?<=[${FULL_WIDTH_ENDS}])[${PY_SPACE}]*`, "u");
+// limits.NAMED: at most this many letters, words or symbols named in one message.
+export const NAMED = 20;
 // unicodedata.category(c).startswith("L"): a letter; `u` reads a text by code point.
 const LETTER_RUNS = /\p{L}+/gu;
 const LETTERS = /\p{L}/gu;
@@ -33,7 +39,7 @@ export function namedLatin(letter) {
   return LATIN_SCRIPT.test(letter) && !LATIN_UNNAMED.test(letter);
 }
 
-/** str.format for the messages: "{n} pieces" with {n: 70} -> "70 pieces". */
+/** str.format for the messages: "{n} tokens" with {n: 70} -> "70 tokens". */
 export function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
 }
@@ -43,8 +49,8 @@ export function words(text) {
   return text.toLowerCase().match(LETTER_RUNS) ?? []; // for c in text.lower(): ...
 }
 
-/** limits.split_sentences: cut after . ! ? or … followed by white space, stripped, empty
- *  ones dropped. */
+/** limits.split_sentences: cut after a mark of SENTENCE_ENDS followed by white space, or
+ *  after one of FULL_WIDTH_ENDS; stripped, empty ones dropped. */
 export function splitSentences(line) {
   if (typeof line !== "string") throw new TypeError(`line must be a string, got ${typeof line}`);
   // [s.strip() for s in _SENTENCE_END.split(line.strip()) if s.strip()]
@@ -63,32 +69,75 @@ export function nonLatin(text) {
   return [...new Set(found)]; // list(dict.fromkeys(found))
 }
 
+/** limits.numbers: the runs of decimal digits (category Nd), each once, in order. */
+export function numbers(text) {
+  return [...new Set(text.match(/\p{Nd}+/gu) ?? [])];
+}
+
+/** limits.symbols: the symbols and punctuation (P*, S*, No, Nl) of clean(text), each once,
+ *  in order. */
+export function symbols(text) {
+  return [...new Set(clean(text).match(/[\p{P}\p{S}\p{No}\p{Nl}]/gu) ?? [])];
+}
+
+/** limits.listed: the first NAMED items joined by `sep`, then how many more (say.MORE). */
+export function listed(items, say, sep = ", ") {
+  const more = items.length > NAMED ? fill(say.MORE, { more: items.length - NAMED }) : "";
+  return items.slice(0, NAMED).join(sep) + more;
+}
+
 /** TrainingProfile.from_json: limits.json as the page uses it. */
 export function profileFromJSON(data) {
-  return { pairs: data.pairs, maxWords: data.max_words, words: new Set(data.words) };
+  return { pairs: data.pairs, maxWords: data.max_words, words: new Set(data.words),
+           digits: data.digits, symbols: new Set(data.symbols),
+           englishWords: new Set(data.english_words) };
 }
 
 /** limits.check_sentence: {refusal, warnings} for one sentence, in the words of `say` (the
- *  edition's templates, messages.mjs's `limits`). `pieces`: its length in subword tokens,
+ *  edition's templates, messages.mjs's `limits`). `tokens`: its length in subword tokens,
  *  <bos> and <eos> included (ignored when it is refused before that check). */
-export function checkSentence(sentence, pieces, profile, maxLen, say) {
+export function checkSentence(sentence, tokens, profile, maxLen, say) {
   const found = words(sentence);
   if (!found.length) return { refusal: say.NO_WORDS, warnings: [] };
   const foreign = nonLatin(sentence);
   if (foreign.length) {
-    const letters = foreign.slice(0, 5).join(""); // "".join(foreign[:5])
-    return { refusal: fill(say.NOT_LATIN, { letters }), warnings: [] };
+    return { refusal: fill(say.NOT_LATIN, { letters: listed(foreign, say, " ") }), warnings: [] };
   }
-  if (pieces > maxLen) {
-    return { refusal: fill(say.TOO_LONG, { n: pieces, max_len: maxLen }), warnings: [] };
+  if (tokens > maxLen) {
+    return { refusal: fill(say.TOO_LONG, { n: tokens, max_len: maxLen }), warnings: [] };
   }
   const warnings = [];
   if (found.length > profile.maxWords) {
     warnings.push(fill(say.LONGER_THAN_TRAINING, { n: found.length, max_words: profile.maxWords }));
   }
-  const unknown = found.filter((w) => !profile.words.has(w)).length;
-  if (2 * unknown > found.length) {
-    warnings.push(fill(say.MOSTLY_UNKNOWN, { unknown, n: found.length }));
+  const unknown = found.filter((w) => !profile.words.has(w));
+  if (2 * unknown.length > found.length) {
+    warnings.push(fill(say.MOSTLY_UNKNOWN, { unknown: unknown.length, n: found.length }));
+  } else if (unknown.length) { // elif unknown
+    warnings.push(fill(say.UNKNOWN_WORDS, { words: listed([...new Set(unknown)], say) }));
   }
+  if (numbers(sentence).length) { // f"{profile.pairs:,}": 70,489
+    warnings.push(fill(say.DIGITS, { numbers: listed(numbers(sentence), say), n: profile.digits,
+                                     pairs: profile.pairs.toLocaleString("en-US") }));
+  }
+  const unseen = symbols(sentence).filter((c) => !profile.symbols.has(c));
+  if (unseen.length) warnings.push(fill(say.UNSEEN_SYMBOLS, { symbols: listed(unseen, say, " ") }));
   return { refusal: null, warnings };
+}
+
+/** limits.check_prompt: {refusal, warnings} for a prompt of the writer, trained on the
+ *  English sentences of `profile`'s pairs. */
+export function checkPrompt(prompt, profile, say) {
+  if (typeof prompt !== "string") throw new TypeError(`prompt must be a string, got ${typeof prompt}`);
+  const foreign = nonLatin(prompt);
+  if (foreign.length) {
+    return { refusal: fill(say.NOT_ENGLISH, { letters: listed(foreign, say, " ") }), warnings: [] };
+  }
+  const found = words(prompt);
+  const french = found.filter((w) => profile.words.has(w) && !profile.englishWords.has(w));
+  if (2 * french.length > found.length) {
+    return { refusal: null, warnings: [fill(say.FRENCH_PROMPT, {
+      k: french.length, n: found.length, words: listed([...new Set(french)], say) })] };
+  }
+  return { refusal: null, warnings: [] };
 }

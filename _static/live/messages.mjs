@@ -63,12 +63,24 @@ const EN = {
     NO_WORDS: "nothing to translate: no words in it",
     NOT_LATIN: "not French: it has letters outside the Latin alphabet ({letters}); the model " +
       "has only read French",
-    TOO_LONG: "too long: {n} pieces, the model reads at most {max_len}; split it into shorter " +
+    TOO_LONG: "too long: {n} tokens, the model reads at most {max_len}; split it into shorter " +
       "sentences",
     LONGER_THAN_TRAINING: "longer than any sentence the model was trained on ({n} words; the " +
       "longest French training sentence has {max_words}): expect a poor translation",
     MOSTLY_UNKNOWN: "mostly unknown words ({unknown} of {n} words occur in no French training " +
       "sentence): is it French? The translation is a guess",
+    MORE: " and {more} more",
+    UNKNOWN_WORDS: "words that occur in no French training sentence ({words}): a name or a " +
+      "rare word the model never read may come out wrong",
+    DIGITS: "numbers ({numbers}): only {n} of the {pairs} French training sentences have a " +
+      "digit, and the model often writes other digits: check them in the translation",
+    UNSEEN_SYMBOLS: "symbols that occur in no French training sentence ({symbols}): the model " +
+      "never read them and may write anything in their place",
+    // the writer's prompt (limits.check_prompt)
+    NOT_ENGLISH: "not English: it has letters outside the Latin alphabet ({letters}); the " +
+      "writer has only read English",
+    FRENCH_PROMPT: "French? {k} of its {n} words occur in French training sentences and in no " +
+      "English one ({words}); the writer was trained on English sentences only",
   },
 };
 
@@ -138,11 +150,21 @@ const ZH = {
   limits: { // the same rule, in Chinese
     NO_WORDS: "没有可翻译的内容：句中没有词",
     NOT_LATIN: "不是法语：句中有拉丁字母以外的字母（{letters}）；模型只读过法语",
-    TOO_LONG: "太长：共 {n} 个片段，而模型最多读入 {max_len} 个；请把它拆成几个短句",
+    TOO_LONG: "太长：共 {n} 个词元，而模型最多读入 {max_len} 个；请把它拆成几个短句",
     LONGER_THAN_TRAINING: "比模型训练时读过的任何句子都长（{n} 个词；最长的法语训练句子有 " +
       "{max_words} 个词）：译文可能很差",
     MOSTLY_UNKNOWN: "大多是生词（{n} 个词中有 {unknown} 个不在任何法语训练句子中出现）：" +
       "这是法语吗？译文只是猜测",
+    MORE: "，另有 {more} 个",
+    UNKNOWN_WORDS: "有的词不在任何法语训练句子中出现（{words}）：模型从未读过的名字或生僻词，" +
+      "译出来可能是错的",
+    DIGITS: "含有数字（{numbers}）：{pairs} 个法语训练句子中只有 {n} 个含有数字，模型常常写出别的数字：" +
+      "请核对译文中的数字",
+    UNSEEN_SYMBOLS: "有的符号不在任何法语训练句子中出现（{symbols}）：模型从未读过它们，" +
+      "在它们的位置上可能写出任何东西",
+    NOT_ENGLISH: "不是英语：句中有拉丁字母以外的字母（{letters}）；续写器只读过英语",
+    FRENCH_PROMPT: "是法语吗？它的 {n} 个词中有 {k} 个在法语训练句子中出现、却不在任何英语训练句子中出现" +
+      "（{words}）；续写器只用英语句子训练过",
   },
 };
 

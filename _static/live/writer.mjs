@@ -27,7 +27,7 @@ const { root, $, say } = liveBox("lw-app", "#lw-status");
 const api = { runs: 0, last: null, writeIds,
               idle: () => root.dataset.state !== "busy" && !again };
 window.liveWriter = api;
-let manifest, tokenizer, modelPromise;
+let manifest, tokenizer, modelPromise, limits, profile;
 let shown = null; // the writing on screen: {promptIds, ids, trace, sampling, step}
 let again = false; // a setting changed while the model was writing: write once more after
 
@@ -99,10 +99,14 @@ async function onSubmit(event) {
   // main(): the options first (argparse, check_sampling), then prompt_ids(...)
   const parsed = checkOptions(fields(), t);
   const o = parsed.options;
-  const { ids: promptIds = null, refusal = null } = parsed.refusal ? parsed
+  // _write(): check_prompt(text, profile) (limits.mjs), then prompt_ids(...)
+  const checked = parsed.refusal ? parsed : limits.checkPrompt(prompt, profile, messages.limits);
+  const warnings = checked.warnings ?? [];
+  const { ids: promptIds = null, refusal = null } = checked.refusal ? checked
     : commandPrompt(tokenizer, prompt, manifest.max_len, t);
+  $("#lw-warnings").replaceChildren(...warnings.map((w) => chip(w, "lw-warning")));
   const finish = (state, extra) => {
-    api.last = { prompt, promptIds, options: o ?? null, refusal, ...extra };
+    api.last = { prompt, promptIds, options: o ?? null, refusal, warnings, ...extra };
     api.runs += 1;
     root.dataset.state = state;
   };
@@ -111,6 +115,7 @@ async function onSubmit(event) {
   $("#lw-out").hidden = true;
   if (refusal) {
     shown = null;
+    $("#lw-prompt-pieces").replaceChildren(); // no prompt read: none of the last one's shown
     say(refusal);
     return finish("refused", { ids: null, text: null });
   }
@@ -174,9 +179,16 @@ async function start() {
   }
   if (!manifest.runtime) return say(t.noRuntime, "missing");
   if (!manifest.tokenizer_js) return say(t.noTokenizer, "missing");
-  const [module, json] = await Promise.all([import("./tokenizer.js"),
-                                            fetchJSON("writer-tokenizer.json")]);
+  const [module, json, rule, trained] = await Promise.all([import("./tokenizer.js"),
+    fetchJSON("writer-tokenizer.json"), import("./limits.mjs"), fetchJSON("limits.json")]);
   tokenizer = module.Tokenizer.fromJSON(json);
+  // The prompt's check (limits.check_prompt): the translator's training pairs, whose English
+  // sentences the writer read (limits.training_profile({}) in the command).
+  limits = rule;
+  profile = rule.profileFromJSON(trained);
+  const box = document.createElement("p");
+  box.id = "lw-warnings";
+  $("#lw-form").after(box);
   const d = manifest.defaults;
   for (const [id, v] of [["temperature", d.temperature], ["top-k", d.top_k],
                          ["top-p", d.top_p], ["seed", d.seed],

@@ -11,6 +11,10 @@ wrote with its probability under the model and after the settings, the uniform n
 and the token's slice of ``[0, 1)`` when sampling, and the most likely tokens under both
 distributions: what the live writer page shows at each step. A bad option or a
 prompt that leaves no room gets a one-line message naming what was expected and what came.
+A prompt is checked as the translator checks a sentence
+(:func:`illustrated.translator.limits.check_prompt`): one with letters outside the Latin
+alphabet is skipped (``skipped prompt N: ...``), one whose words are mostly French is
+written after a ``warning: prompt N: ...`` on stderr.
 """
 from __future__ import annotations
 
@@ -125,19 +129,26 @@ def main(argv=None, program: str = PROGRAM) -> int:
 def _write(args, prompts, temperature) -> int:
     from ..decoder_only.sampling import generate
     from ..decoder_only.training import load_lm
+    from ..translator.limits import check_prompt, training_profile
 
     if not Path(args.checkpoint).is_file():
         raise FileNotFoundError(f"no file {args.checkpoint}; make one with: "
                                 f"make checkpoint-lm")
     model, tok, _ = load_lm(args.checkpoint)
+    profile = training_profile({})  # the training split whose English the writer read
     status = 0
     for i, text in enumerate(prompts):
         try:
+            verdict = check_prompt(text, profile)
+            if verdict.refusal:
+                raise ValueError(verdict.refusal)
             ids = prompt_ids(tok, text, model.config.max_len)
         except ValueError as error:
             print(f"skipped prompt {i + 1}: {error}", file=sys.stderr)
             status = 1
             continue
+        for warning in verdict.warnings:
+            print(f"warning: prompt {i + 1}: {warning}", file=sys.stderr)
         for seed in range(args.seed, args.seed + args.samples):
             trace = [] if args.steps else None
             new = generate(model, ids, args.max_new_tokens, temperature, args.top_k,

@@ -12,10 +12,12 @@ of stdin. A line may hold several sentences (:func:`illustrated.translator.limit
 
 **Checks.** The real translator checks each sentence by the rule the live page applies
 too (:func:`illustrated.translator.limits.check_sentence`): a sentence without words, with letters
-outside the Latin alphabet or longer than the model reads is *refused*; one longer than
-every French training sentence, or made mostly of words that no training sentence has, is
-translated with a *warning*. The toy translator refuses a sentence without words or over
-its length limit, and warns about words it does not know.
+outside the Latin alphabet (each one named) or longer than the model reads is *refused*;
+one longer than every French training sentence, with words or symbols that no training
+sentence has, or with numbers (few training sentences have a digit), is translated with a
+*warning*. A sentence ends at ``. ! ? …`` followed by a space, or at the Chinese and
+Japanese ``。！？``. The toy translator refuses a sentence without words or over its length
+limit, and warns about words it does not know.
 
 **Output.** stdout holds one line per input line, in input order: the translations of the
 line's sentences joined by one space; an empty input line, or one whose sentences were all

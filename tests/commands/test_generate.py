@@ -108,3 +108,27 @@ def test_a_long_prompt_is_skipped_and_the_others_written(capsys):
 def test_a_missing_file_is_named(capsys, tmp_path):
     status, _, err = run(capsys, "x", "--checkpoint", str(tmp_path / "none.pt"))
     assert status == 1 and "none.pt" in err and "make checkpoint-lm" in err
+
+
+def test_a_prompt_in_another_script_is_skipped_as_the_translator_skips_one(capsys):
+    from illustrated.translator.limits import NOT_ENGLISH
+
+    status, out, err = run(capsys, "我是学生", "Tom", "--greedy")
+    assert status == 1 and out.startswith("Tom") and len(out.splitlines()) == 1
+    assert "skipped prompt 1: " + NOT_ENGLISH.format(letters="我 是 学 生") in err
+    assert "�" not in out
+
+
+def test_a_french_prompt_is_written_after_a_warning(capsys):
+    from illustrated.translator.limits import FRENCH_PROMPT
+
+    status, out, err = run(capsys, "Je suis", "--greedy")
+    assert status == 0 and out.startswith("Je suis")
+    assert err.splitlines() == [
+        "warning: prompt 1: " + FRENCH_PROMPT.format(k=2, n=2, words="je, suis")]
+
+
+@pytest.mark.parametrize("prompt", ["Tom", "I would like", "Mary and John", "The cat"])
+def test_an_english_prompt_gets_no_warning(capsys, prompt):
+    status, _, err = run(capsys, prompt, "--greedy", "--max-new-tokens", "2")
+    assert status == 0 and err == ""

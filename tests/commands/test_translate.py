@@ -39,7 +39,7 @@ def test_sentences_from_stdin(tmp_path, monkeypatch, capsys):
 # The tiny one's checkpoint keeps a small profile of what it was "trained on", as train does.
 PROFILE = limits.TrainingProfile.from_pairs([
     ("Je suis là et tu es là.", "I'm here and you're here."), ("Merci, le chat !", "Thanks!"),
-    ("Oui. Non. Bonjour, il pleut, bien sûr.", "Yes. No. Hello, it's raining, of course.")])
+    ("Oui ? Non… Bonjour, il pleut, bien sûr.", "Yes. No. Hello, it's raining, of course.")])
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_bad_input_messages(tiny_real, monkeypatch, capsys):
     assert main(["Привет, мир.", "--checkpoint", tiny_real]) == 1
     out = capsys.readouterr()
     assert out.err.splitlines()[1:] == [
-        'skipped line 1, "Привет, мир.": ' + limits.NOT_LATIN.format(letters="Приве")]
+        'skipped line 1, "Привет, мир.": ' + limits.NOT_LATIN.format(letters="П р и в е т м")]
     assert out.out == "\n"  # the line is kept, empty
     long = "le chat " * 40
     pieces = len(SubwordTokenizer.load().encode(prepare(long)))
@@ -133,8 +133,8 @@ def test_a_refused_sentence_keeps_the_lines_aligned(tiny_real, fake_model, monke
     out = capsys.readouterr()
     assert out.out.splitlines() == ["<Merci.>", "", "<Oui.> <Non.>", "", "<Je suis là.>"]
     assert out.err.splitlines()[1:] == [
-        'skipped line 2, "Привет.": ' + limits.NOT_LATIN.format(letters="Приве"),
-        'skipped line 3, "你好 !": ' + limits.NOT_LATIN.format(letters="你好"),
+        'skipped line 2, "Привет.": ' + limits.NOT_LATIN.format(letters="П р и в е т"),
+        'skipped line 3, "你好 !": ' + limits.NOT_LATIN.format(letters="你 好"),
         'skipped line 4, "1234": ' + limits.NO_WORDS]
     assert len(fake_model) == 1 and fake_model[0]["beam"] == 3
     assert len(fake_model[0]["sentences"]) == 4
@@ -161,10 +161,28 @@ def test_warnings_go_to_stderr_only(tiny_real, fake_model, capsys):
     assert main(["merci.", long, "--checkpoint", tiny_real]) == 0
     out = capsys.readouterr()
     assert out.out.splitlines() == ["<Merci.>", f"<{long[0].upper() + long[1:]}.>"]
+    where = f'warning: line 2, "{long[:59]}…": '
     assert out.err.splitlines()[1:] == [
-        f'warning: line 2, "{long[:59]}…": '
-        + limits.LONGER_THAN_TRAINING.format(n=len(limits.words(long)),
-                                           max_words=PROFILE.max_words)]
+        where + limits.LONGER_THAN_TRAINING.format(n=len(limits.words(long)),
+                                                   max_words=PROFILE.max_words),
+        where + limits.UNKNOWN_WORDS.format(words="est, nous, sommes, vous, êtes")]
+
+
+def test_the_issues_sentences_are_warned_about_and_named(tiny_real, fake_model, capsys):
+    """Numbers, a word and a symbol no training sentence has; every foreign letter named;
+    a sentence after 。 kept."""
+    assert main(["Je suis 25 chat 🐱 !", "Tu es Étienne.",
+                 "Je suis là. 我是学生。 Tu es là.", "Привет", "--checkpoint", tiny_real]) == 1
+    out = capsys.readouterr()
+    assert out.out.splitlines() == ["<Je suis 25 chat 🐱 !>", "<Tu es Étienne.>",
+                                    "<Je suis là.> <Tu es là.>", ""]
+    assert out.err.splitlines()[1:] == [
+        'warning: line 1, "Je suis 25 chat 🐱 !": ' + limits.DIGITS.format(
+            numbers="25", n=0, pairs="3"),
+        'warning: line 1, "Je suis 25 chat 🐱 !": ' + limits.UNSEEN_SYMBOLS.format(symbols="🐱"),
+        'warning: line 2, "Tu es Étienne.": ' + limits.UNKNOWN_WORDS.format(words="étienne"),
+        'skipped line 3, "我是学生。": ' + limits.NOT_LATIN.format(letters="我 是 学 生"),
+        'skipped line 4, "Привет": ' + limits.NOT_LATIN.format(letters="П р и в е т")]
 
 
 def test_model_runs_fused_on_its_threads_and_leaves_torch_as_it_was(tiny_real, fake_model,

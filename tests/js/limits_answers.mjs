@@ -1,5 +1,6 @@
 // The live page's rule (_static/live/limits.mjs and messages.mjs) asked everything a job of
-// tests/test_live_limits.py asks: sentences, words, non-Latin letters, verdicts in both
+// tests/test_live_limits.py asks: sentences, words, non-Latin letters, numbers, symbols,
+// verdicts of sentences and of the writer's prompts in both
 // editions' words, and every code point's letter class. One source for both places that ask:
 // Node (tests/js/live_limits.mjs) and Chromium (tests/site/browser/test_limits.py, which
 // imports this module from the served site's /_tests/js/ and passes the site's own modules).
@@ -19,8 +20,11 @@ export function answers(limits, editions, job) {
     splitSentences: job.lines.map(limits.splitSentences),
     words: job.texts.map(limits.words),
     nonLatin: job.texts.map(limits.nonLatin),
+    numbers: job.texts.map(limits.numbers),
+    symbols: job.texts.map(limits.symbols),
     verdicts: each((say) => job.checks.map(([s, pieces]) =>
       limits.checkSentence(s, pieces, profile, job.maxLen, say.limits))),
+    prompts: each((say) => job.prompts.map((p) => limits.checkPrompt(p, profile, say.limits))),
     templates: each((say) => say.limits),
     classes,
   };

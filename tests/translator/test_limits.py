@@ -1,13 +1,16 @@
+import dataclasses
 import json
 
 import pytest
 
 from illustrated.translator import limits
 from illustrated.translator.corpus import Split
-from illustrated.translator.limits import (LONGER_THAN_TRAINING, MOSTLY_UNKNOWN, NO_WORDS,
-                                           NOT_LATIN, TOO_LONG, TrainingProfile, Verdict,
-                                           check_sentence, non_latin, split_sentences,
-                                           training_profile, words)
+from illustrated.translator.limits import (DIGITS, FRENCH_PROMPT, LONGER_THAN_TRAINING,
+                                           MOSTLY_UNKNOWN, NO_WORDS, NOT_ENGLISH, NOT_LATIN,
+                                           TOO_LONG, UNKNOWN_WORDS, UNSEEN_SYMBOLS,
+                                           TrainingProfile, Verdict, check_prompt,
+                                           check_sentence, non_latin, numbers,
+                                           split_sentences, symbols, training_profile, words)
 
 
 # words: runs of letters (Unicode L*), lower case
@@ -29,8 +32,12 @@ def test_words(text, expected):
     assert words(text) == expected
 
 
-# split_sentences: cut after . ! ? … followed by white space
+# split_sentences: cut after . ! ? … followed by white space, or after 。！？
 @pytest.mark.parametrize("line, expected", [
+    ("Je suis étudiant. 我是学生。 Tu es professeur.",
+     ["Je suis étudiant.", "我是学生。", "Tu es professeur."]),  # the issue's text
+    ("你好。我是学生！你呢？好", ["你好。", "我是学生！", "你呢？", "好"]),  # no space needed
+    ("Quoi‼ Non⁉ Bon.", ["Quoi‼", "Non⁉", "Bon."]),
     ("J'ai faim. Allons manger.", ["J'ai faim.", "Allons manger."]),
     ("Quoi ?! Non… Si ! Bon.", ["Quoi ?!", "Non…", "Si !", "Bon."]),
     ("  je suis là   ", ["je suis là"]),  # trailing spaces stripped, no mark needed
@@ -75,6 +82,7 @@ def test_profile_from_pairs_and_json_round_trip():
     assert p.pairs == 3 and p.max_words == 7 and p.max_english_words == 7  # can, t: two
     assert p.words == {"je", "suis", "là", "il", "ne", "voit", "pas", "le", "chat", "noir",
                        "merci"}
+    assert p.symbols == {".", "!"} and p.digits == 0 and {"i", "m", "thanks"} <= p.english_words
     data = p.to_json()
     assert data["words"] == sorted(data["words"])
     assert TrainingProfile.from_json(json.loads(json.dumps(data))) == p
@@ -120,7 +128,8 @@ def test_training_profile_of_the_shipped_corpus():
 
 # check_sentence: one verdict, the exact words of the messages
 PROFILE = TrainingProfile(pairs=3, max_words=4, max_english_words=4,
-                          words=frozenset({"je", "suis", "là", "le", "chat"}))
+                          words=frozenset({"je", "suis", "là", "le", "chat"}),
+                          symbols=frozenset(".!?'…,«»"))
 
 
 def check(sentence, pieces=5, max_len=10):
@@ -133,7 +142,7 @@ def test_the_messages_words():
         "not French: it has letters outside the Latin alphabet (Пр); the model has only "
         "read French")
     assert TOO_LONG.format(n=83, max_len=64) == (
-        "too long: 83 pieces, the model reads at most 64; split it into shorter sentences")
+        "too long: 83 tokens, the model reads at most 64; split it into shorter sentences")
     assert LONGER_THAN_TRAINING.format(n=20, max_words=15) == (
         "longer than any sentence the model was trained on (20 words; the longest French "
         "training sentence has 15): expect a poor translation")
@@ -148,8 +157,10 @@ def test_no_words_is_refused(sentence):
 
 
 @pytest.mark.parametrize("sentence, letters", [
-    ("Καλημέρα.", "Καλημ"),  # at most five letters named
-    ("Привет, мир.", "Приве"),
+    ("Καλημέρα.", "Κ α λ η μ έ ρ"),  # every letter named, each once, in order
+    ("Привет.", "П р и в е т"),
+    ("Привет, мир.", "П р и в е т м"),
+    ("абвгдежзийклмнопрстуфхцчшщ.", " ".join("абвгдежзийклмнопрсту") + " and 6 more"),
     ("Je suis 猫.", "猫"),
     ("Je suis là \u2c2e.", "\u2c2e"),
 ])
@@ -162,8 +173,8 @@ def test_too_many_pieces_is_refused_at_max_len_plus_one():
     assert check("Je suis là.", pieces=11) == Verdict(TOO_LONG.format(n=11, max_len=10))
 
 
-@pytest.mark.parametrize("sentence", ["Je suis là.", "Je suis le nº 5.",
-                                      "Je suis là 😀 !", "JE SUIS LÀ…", "  je suis là  "])
+@pytest.mark.parametrize("sentence", ["Je suis là.", "Je suis le chat !", "JE SUIS LÀ…",
+                                      "  je suis là  ", "Je suis « le chat » ?"])
 def test_french_is_accepted_without_warning(sentence):
     assert check(sentence) == Verdict(None, ())
 
@@ -174,9 +185,10 @@ def test_longer_than_training_warns_after_max_words():
         LONGER_THAN_TRAINING.format(n=5, max_words=4),)
 
 
-def test_mostly_unknown_warns_above_half():
-    assert check("je suis hungry now").warnings == ()  # 2 of 4: not most
-    assert check("I am le chat").warnings == ()
+def test_mostly_unknown_warns_above_half_and_some_unknown_are_named():
+    assert check("je suis hungry now").warnings == (  # 2 of 4: not most, named
+        UNKNOWN_WORDS.format(words="hungry, now"),)
+    assert check("I am le chat").warnings == (UNKNOWN_WORDS.format(words="i, am"),)
     assert check("je am hungry").warnings == (MOSTLY_UNKNOWN.format(unknown=2, n=3),)
     assert check("The weather is nice today.").warnings == (
         LONGER_THAN_TRAINING.format(n=5, max_words=4), MOSTLY_UNKNOWN.format(unknown=5, n=5))
@@ -184,3 +196,89 @@ def test_mostly_unknown_warns_above_half():
 
 def test_words_are_compared_in_lower_case():
     assert check("JE SUIS LÀ").warnings == ()
+
+
+def test_the_new_messages_words():
+    assert UNKNOWN_WORDS.format(words="étienne") == (
+        "words that occur in no French training sentence (étienne): a name or a rare word "
+        "the model never read may come out wrong")
+    assert DIGITS.format(numbers="25, 3", n=160, pairs="70,489") == (
+        "numbers (25, 3): only 160 of the 70,489 French training sentences have a digit, "
+        "and the model often writes other digits: check them in the translation")
+    assert UNSEEN_SYMBOLS.format(symbols="🐱") == (
+        "symbols that occur in no French training sentence (🐱): the model never read them "
+        "and may write anything in their place")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("J'ai 25 ans et 3 chats, 25 !", ["25", "3"]), ("Il pèse 3.5 kg.", ["3", "5"]),
+    ("sans chiffre", []), ("١٢ et ²", ["١٢"]),  # Arabic-Indic digits are Nd, ² is No
+])
+def test_numbers(text, expected):
+    assert numbers(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("J'aime les chats 🐱 !", ["'", "🐱", "!"]), ("l’homme", ["'"]),  # as clean writes it
+    ("x² ½ Ⅻ", ["²", "½", "Ⅻ"]), ("é́", []), ("«oui»", ["«", "»"]),
+])
+def test_symbols(text, expected):
+    assert symbols(text) == expected
+
+
+SEEN = dataclasses.replace(PROFILE, digits=7)
+
+
+def test_the_issues_sentences_are_warned_about():
+    """Numbers, a word never read and a symbol never read: each warned about, named."""
+    def warned(s):
+        return check_sentence(s, 5, SEEN, 10).warnings
+    assert warned("Je suis 25 chat.") == (DIGITS.format(numbers="25", n=7, pairs="3"),)
+    assert warned("Je suis là 🐱 !") == (UNSEEN_SYMBOLS.format(symbols="🐱"),)
+    assert warned("Je suis Étienne.") == (UNKNOWN_WORDS.format(words="étienne"),)
+    assert warned("Je suis là.") == ()
+    big = dataclasses.replace(SEEN, pairs=70489)
+    assert check_sentence("Le 3 !", 5, big, 10).warnings[-1] == DIGITS.format(
+        numbers="3", n=7, pairs="70,489")
+
+
+# check_prompt: the writer's prompt
+PROMPTS = dataclasses.replace(PROFILE, words=frozenset({"je", "suis", "le", "chat", "tom",
+                                                          "marie"}),
+                              english_words=frozenset({"i", "would", "like", "the", "cat",
+                                                       "tom", "chat"}))
+
+
+@pytest.mark.parametrize("prompt", ["", "Tom", "I would like", "The cat", "Alice",
+                                    "Tom and Marie", "I like le chat", "Sakura"])
+def test_an_english_prompt_gets_no_warning(prompt):
+    assert check_prompt(prompt, PROMPTS) == Verdict(None)
+
+
+def test_a_french_prompt_is_warned_about():
+    assert check_prompt("Je suis", PROMPTS) == Verdict(None, (
+        FRENCH_PROMPT.format(k=2, n=2, words="je, suis"),))
+    assert check_prompt("je suis le chat", PROMPTS).warnings == (  # chat is English too
+        FRENCH_PROMPT.format(k=3, n=4, words="je, suis, le"),)
+    assert FRENCH_PROMPT.format(k=2, n=2, words="je, suis") == (
+        "French? 2 of its 2 words occur in French training sentences and in no English one "
+        "(je, suis); the writer was trained on English sentences only")
+
+
+def test_a_prompt_in_another_script_is_refused():
+    assert check_prompt("我是学生", PROMPTS) == Verdict(NOT_ENGLISH.format(letters="我 是 学 生"))
+    assert NOT_ENGLISH.format(letters="我 是 学 生") == (
+        "not English: it has letters outside the Latin alphabet (我 是 学 生); the writer has "
+        "only read English")
+    with pytest.raises(TypeError, match="prompt must be a str, got int"):
+        check_prompt(3, PROMPTS)
+
+
+def test_the_shipped_profile_tells_french_from_english_prompts():
+    limits._profile.cache_clear()
+    p = training_profile({})
+    assert check_prompt("Je suis", p).warnings and check_prompt("Le chat est noir", p).warnings
+    for prompt in ["Tom", "I would like", "Mary", "John", "Alice", "Ken", "The cat",
+                   "I think", "Boston is", "Tom and Mary"]:
+        assert check_prompt(prompt, p) == Verdict(None), prompt
+    assert p.digits < p.pairs / 100 and "🐱" not in p.symbols and "!" in p.symbols

@@ -19,7 +19,8 @@ from unittest import mock
 PAGE = "chapters/live_translator.html"
 BEAM = 4
 EXTRA, SHORT = 4, 4  # sentences also tried with beam sizes 1 and 8, and max_len SHORT
-TEMPLATES = ("NO_WORDS", "NOT_LATIN", "TOO_LONG", "LONGER_THAN_TRAINING", "MOSTLY_UNKNOWN")
+TEMPLATES = ("NO_WORDS", "NOT_LATIN", "TOO_LONG", "LONGER_THAN_TRAINING", "MOSTLY_UNKNOWN",
+             "MORE", "UNKNOWN_WORDS", "DIGITS", "UNSEEN_SYMBOLS")
 FILLER = ("le", "chat", "dort", "et", "la", "souris", "mange", "du", "pain")  # one piece each
 
 
@@ -103,6 +104,14 @@ def odd_inputs(tok, profile, max_len) -> list[tuple[str, str]]:
         ("accents, curly apostrophes, no capital, no full stop",
          "l’été dernier, j’étais chez ma sœur"),
         ("French and Cyrillic", "Bonjour ! Je m'appelle Иван."),
+        # the issue's inputs, typed as a reader typed them
+        ("ages and a count", "J'ai 25 ans et 3 chats."),
+        ("names and a year", "Jean-Pierre habite à Saint-Étienne depuis 2019."),
+        ("an emoji", "J'aime les chats 🐱 !"),
+        ("a question, space before ?", "Tu viens ?"),
+        ("a Chinese sentence between two French ones",
+         "Je suis étudiant. 我是学生。 Tu es professeur."),
+        ("a Cyrillic word", "Привет"),
         ("an empty box after a translation", ""),
     ]
 
@@ -232,9 +241,13 @@ SCROLL_JS = """() => {
 ODD = ("three sentences on one line", "two lines, a blank line, digits", "Chinese", "Cyrillic",
        "English", "digits only", "longer than training, wide heat maps", "over-long",
        "accents, curly apostrophes, no capital, no full stop", "French and Cyrillic",
+       "ages and a count", "names and a year", "an emoji", "a question, space before ?",
+       "a Chinese sentence between two French ones", "a Cyrillic word",
        "an empty box after a translation")  # what odd_inputs tries, in its order
 VERDICTS = {"translated", "nothing to translate", "not French", "too long",
-            "longer than any sentence the model was trained on", "mostly unknown words"}
+            "longer than any sentence the model was trained on", "mostly unknown words",
+            "words that occur in no French training sentence", "numbers",
+            "symbols that occur in no French training sentence"}
 
 
 def tried(want: list[dict]) -> set[str]:
@@ -367,7 +380,8 @@ def check_lab_view(page, trace: list, beam: int) -> list[str]:
 
 
 CHINESE_ODD = ("Chinese", "English", "digits only", "over-long",
-               "longer than training, wide heat maps")  # tried on the Chinese page
+               "longer than training, wide heat maps", "names and a year", "an emoji",
+               "a Chinese sentence between two French ones")  # tried on the Chinese page
 
 
 def chinese_verdict_problems(page, ref, what: str, text: str) -> list[str]:

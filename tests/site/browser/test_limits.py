@@ -7,6 +7,8 @@ answers and the comparison are tests/test_live_limits.py's, which runs the same 
 (tests/js/limits_answers.mjs) under Node."""
 from __future__ import annotations
 
+import pytest
+
 from tests.site.browser import tabs
 
 
@@ -33,3 +35,72 @@ def test_the_page_applies_the_commands_rule(context, origin, site):
     found = live.mismatches(job, expected, got)
     assert not found, "\n".join(found)
     assert not watched.problems(), "\n".join(watched.problems())
+
+
+# The writer page's prompt (limits.check_prompt): refused in another script, warned about
+# when French, written without a word when English; in the edition's words.
+WRITER = "chapters/live_writer.html"
+PROMPTS = ["Je suis", "我是学生", "Le chat est noir", "Привет", "Tom", "I would like",
+           "Mary and John", ""]  # a refusal after a prompt written: its tokens cleared
+TEMPLATES = ("NOT_ENGLISH", "FRENCH_PROMPT", "MORE")
+
+
+def python_prompts(templates=None) -> list[dict]:
+    """check_prompt of each prompt against the shipped training split, in the words of
+    ``templates`` (the Chinese page's) when given."""
+    from contextlib import nullcontext
+    from unittest import mock
+
+    from tests.site.browser.package import limits, training_profile
+
+    profile = training_profile({})
+    with mock.patch.multiple(limits, **templates) if templates else nullcontext():
+        return [{"refusal": v.refusal, "warnings": list(v.warnings)}
+                for v in map(lambda p: limits.check_prompt(p, profile), PROMPTS)]
+
+
+def typed_prompts(tab) -> list[dict]:
+    """Each prompt typed into the writer, greedy, two new tokens at most, Write pressed:
+    the page's refusal and warnings, and the warnings it shows."""
+    out = []
+    for prompt in PROMPTS:
+        runs = tab.evaluate("window.liveWriter.runs")
+        tab.locator("#lw-prompt").fill(prompt)
+        tab.locator("#lw-greedy").check()
+        tab.locator("#lw-max").fill("2")
+        tab.locator("#lw-go").click()
+        tab.wait_for_function(f"window.liveWriter.runs >= {runs + 1}", timeout=60000)
+        last = tab.evaluate("window.liveWriter.last")
+        shown = tab.locator("#lw-warnings").inner_text().strip()
+        status = tab.locator("#lw-status").inner_text().strip()
+        tokens = tab.locator("#lw-prompt-pieces").inner_text().strip()
+        out.append({"refusal": last["refusal"], "warnings": last["warnings"],
+                    "shown": shown, "status": status, "tokens": tokens})
+    return out
+
+
+@pytest.mark.parametrize("edition", [WRITER, "zh/" + WRITER])
+def test_the_writer_checks_a_prompt_as_the_command_does(browser, origin, site, edition):
+    assert (site / edition).is_file(), f"{edition} was not built"
+    with tabs.live_page(browser, origin, edition, "window.liveWriter.ready") as (tab, watched):
+        templates = None
+        if edition.startswith("zh/"):
+            templates = {name: value for name, value in tab.evaluate(
+                """async () => (await import(new URL('../_static/live/messages.mjs',
+                location.href).href)).editions.zh.limits""").items() if name in TEMPLATES}
+        want = python_prompts(templates)
+        got = typed_prompts(tab)
+        problems = [f"{p!r}: the page says {g}, the command {w}"
+                    for p, g, w in zip(PROMPTS, got, want)
+                    if (g["refusal"], g["warnings"]) != (w["refusal"], w["warnings"])
+                    or g["shown"] != " ".join(w["warnings"])
+                    or (w["refusal"] and g["status"] != w["refusal"])
+                    or (w["refusal"] and g["tokens"])  # no tokens of a prompt not read
+                    or "\ufffd" in g["tokens"]]
+        assert not problems, "\n".join(problems)
+        kinds = [(w["refusal"] is not None, bool(w["warnings"])) for w in want]
+        assert kinds == [(False, True), (True, False)] * 2 + [(False, False)] * 4
+        if templates:
+            assert all(any("\u4e00" <= c <= "\u9fff" for c in w["refusal"] or w["warnings"][0])
+                       for w in want[:4])
+        assert not watched.problems(), "\n".join(watched.problems())
