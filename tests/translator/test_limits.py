@@ -6,7 +6,7 @@ import pytest
 from illustrated.translator import limits
 from illustrated.translator.corpus import Split
 from illustrated.translator.limits import (DIGITS, FRENCH_PROMPT, LONGER_THAN_TRAINING,
-                                           MOSTLY_UNKNOWN, NO_WORDS, NOT_ENGLISH, NOT_LATIN,
+                                           PROFILE_KEYS, MOSTLY_UNKNOWN, NO_WORDS, NOT_ENGLISH, NOT_LATIN,
                                            TOO_LONG, UNKNOWN_WORDS, UNSEEN_SYMBOLS,
                                            TrainingProfile, Verdict, check_prompt,
                                            check_sentence, non_latin, numbers,
@@ -124,6 +124,19 @@ def test_training_profile_of_the_shipped_corpus():
     p = training_profile({})
     assert p.pairs == len(train) and p.max_words == max(len(words(f)) for f, _ in train)
     assert {"je", "suis", "étudiant", "m", "appelle"} <= p.words and "the" not in p.words
+
+
+def test_the_shipped_translator_keeps_its_whole_profile():
+    """The command reads the profile from the checkpoint, not from the corpus (seconds at
+    every run): every key of it, equal to the profile of the split it was trained on."""
+    import torch
+
+    from illustrated.shipped import TRANSLATOR
+
+    blob = torch.load(TRANSLATOR, weights_only=True)
+    assert PROFILE_KEYS <= set(blob["profile"]), sorted(PROFILE_KEYS - set(blob["profile"]))
+    cfg = blob["train_config"]
+    assert blob["profile"] == limits._profile(cfg["seed"], cfg["limit"]).to_json()
 
 
 # check_sentence: one verdict, the exact words of the messages
