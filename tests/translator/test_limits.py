@@ -6,8 +6,8 @@ import pytest
 from illustrated.translator import limits
 from illustrated.translator.corpus import Split
 from illustrated.translator.limits import (DIGITS, FRENCH_PROMPT, LONGER_THAN_TRAINING,
-                                           PROFILE_KEYS, MOSTLY_UNKNOWN, NO_WORDS, NOT_ENGLISH, NOT_LATIN,
-                                           TOO_LONG, UNKNOWN_WORDS, UNSEEN_SYMBOLS,
+                                           MOSTLY_UNKNOWN, NO_WORDS, NOT_ENGLISH, NOT_LATIN,
+                                           PROFILE_KEYS, TOO_LONG, UNKNOWN_WORDS, UNSEEN_SYMBOLS,
                                            TrainingProfile, Verdict, check_prompt,
                                            check_sentence, non_latin, numbers,
                                            split_sentences, symbols, training_profile, words)
