@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import json
 
+import re
+
 import pytest
 
 from tests.site.browser import tabs
@@ -116,6 +118,30 @@ def odd_inputs(max_len: int) -> list[tuple[str, str, dict, str]]:
 
 def differs(what: str, got, want) -> list[str]:
     return [] if got == want else [f"{what} {got} != Python's {want}"]
+
+
+NUMBER = re.compile(r"\d+\.\d+")
+
+
+def same_but_rounding(got: str, want: str) -> bool:
+    """Equal texts, except that a printed number may differ by one unit of its last digit:
+    the page's probabilities come from onnxruntime's float32, Python's from torch's, and a
+    value within float32 noise of a rounding boundary may round either way."""
+    g, w = NUMBER.split(got), NUMBER.split(want)
+    gn, wn = NUMBER.findall(got), NUMBER.findall(want)
+    return g == w and len(gn) == len(wn) and all(
+        len(a) == len(b) and abs(float(a) - float(b)) <= 1.01 * 10 ** -len(a.split(".")[1])
+        for a, b in zip(gn, wn))
+
+
+def same_order(got: list, rows: list) -> bool:
+    """The page's ids in Python's order (``rows``: [id, model p, ...]), except two
+    neighbours whose model probabilities are within TOL (a near-tie) may be swapped."""
+    want = [j for j, *_ in rows]
+    if sorted(got) != sorted(want):
+        return False
+    p = {j: m for j, m, *_ in rows}
+    return all(a == b or abs(p[a] - p[b]) < TOL for a, b in zip(got, want))
 def trace_differences(got: list, want: list) -> list[str]:
     """Steps, u and drawn ids exactly; the probabilities of Python's ten most likely ids
     (``probs``: the page's, of those ids) to TOL."""
@@ -192,7 +218,7 @@ def typed_problems(page, ref) -> list[str]:
                         [len(ref["ids"]), len(ref["new"])])
     first = ref["trace"][0]
     if shown["step"] != 1 or shown["chosen"] != [first["chosen"]] or \
-            shown["bars"] != [j for j, _, _ in first["rows"]]:
+            not same_order(shown["bars"], first["rows"]):
         problems.append(f"the view shows step {shown['step']}, bars {shown['bars']}, marked "
                         f"{shown['chosen']}; Python's step 1 drew {first['chosen']} "
                         f"(most likely {[j for j, _, _ in first['rows']]})")
@@ -400,16 +426,19 @@ def test_both_distributions_are_shown_with_the_commands_numbers(english, refs, m
     problems = []
     for i, (step, line) in enumerate(list(zip(ref["trace"], lines))[:6]):
         shown = view_step(tab, i + 1)
-        want = [[j, percent(m), percent(p)] for j, m, p in step["rows"]]
+        want = {j: [percent(m), percent(p)] for j, m, p in step["rows"]}
         got = [[r[0], r[2], r[3]] for r in shown["rows"]]
-        if got != want:
-            problems.append(f"step {i + 1}: page rows {got[:3]}, Python {want[:3]}")
+        if not same_order([j for j, _, _ in got], step["rows"]) or not all(
+                same_but_rounding(f"{m} {p}", " ".join(want[j])) for j, m, p in got):
+            problems.append(f"step {i + 1}: page rows {got[:3]}, Python {want}")
         row = next(r for r in shown["rows"] if r[0] == step["chosen"])
         said = f"{row[1]:<14} model {row[2]}, after the settings {row[3]}"
         if mode == "sampling":
             said += f"; {shown['slice']['text'].split(': ', 1)[1]}"
-            assert shown["slice"]["text"].endswith(slice_words(step["u"], *step["slice"]))
-        if not line.startswith("  " + said):
+            page_slice = shown["slice"]["text"].split(": ", 1)[1]
+            assert same_but_rounding(page_slice, slice_words(step["u"], *step["slice"])), \
+                f"step {i + 1}: page {page_slice!r}, Python {slice_words(step['u'], *step['slice'])!r}"
+        if not same_but_rounding(line[2:2 + len(said)], said) or not line.startswith("  "):
             problems.append(f"step {i + 1}: page {said!r}, command {line!r}")
     assert not problems, "\n".join(problems)
 
