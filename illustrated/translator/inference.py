@@ -100,7 +100,7 @@ def cross_attention(model, tokenizer, sentence: str, translation: str | None = N
     with torch.no_grad():
         model(src, tgt, src_mask, tgt_mask)
     w = model.decoder.layers[-1].src_attn.attention_weights[0].mean(0)  # (T, S)
-    return w, _pieces(tokenizer, src_ids), _pieces(tokenizer, tgt_ids[1:])
+    return w, pieces(tokenizer, src_ids), pieces(tokenizer, tgt_ids[1:])
 
 
 def attention_table(model, tok, french: str, english: str) -> str:
@@ -116,7 +116,9 @@ def attention_table(model, tok, french: str, english: str) -> str:
     return "\n".join(lines)
 
 
-def _pieces(tokenizer, ids):
-    """Readable pieces: the text of each token, ``▁`` for a leading space."""
+def pieces(tokenizer, ids) -> list[str]:
+    """The tokens of ``ids`` as the book displays them: the text of each token, ``▁`` for a
+    leading space (the tokenizer stores it as GPT-2's byte-level ``Ġ``), special tokens by
+    name."""
     names = ["<pad>", "<bos>", "<eos>", "<unk>"]
     return [names[i] if i < 4 else tokenizer.tok.decode([i]).replace(" ", "▁") for i in ids]
