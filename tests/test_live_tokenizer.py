@@ -1,6 +1,6 @@
 """_static/live/tokenizer.js, the live translator page's tokenizer, run under Node: its
 ``prepare``, ``encode``, ``decode`` and ``pieces`` give what Python gives
-(``illustrated.translator.inference.prepare`` and ``_pieces``, ``SubwordTokenizer.encode`` and
+(``illustrated.translator.inference.prepare`` and ``pieces``, ``SubwordTokenizer.encode`` and
 ``decode``) on every held-out sentence, on tricky inputs and on random ids. One Node process
 answers them all (tests/js/live_tokenizer.mjs). The same comparison runs in Chromium in
 tests/site/browser/test_tokenizer.py, which takes its inputs from here
@@ -16,7 +16,7 @@ import pytest
 
 from illustrated.shipped import TOKENIZER
 from illustrated.translator.corpus import load_split
-from illustrated.translator.inference import _pieces, prepare
+from illustrated.translator.inference import pieces, prepare
 from illustrated.translator.tokenizer import SubwordTokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,7 +85,7 @@ def python_answers(tok: SubwordTokenizer, job: dict) -> dict:
     return {"prepare": each(job["prepare"], prepare),
             "encode": each(job["encode"], tok.encode),
             "decode": each(job["decode"], tok.decode),
-            "pieces": each(job["pieces"], lambda ids: _pieces(tok, ids)),
+            "pieces": each(job["pieces"], lambda ids: pieces(tok, ids)),
             "words": [[w for w, _ in tok.tok.pre_tokenizer.pre_tokenize_str(t)]
                       for t in job["words"]]}
 
