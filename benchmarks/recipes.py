@@ -11,7 +11,7 @@ its translations of 200 of them are. The runs cross
   (1.1e-3),
 - two seeds (weights, batch order, dropout),
 eight runs in all, four at a time in processes of one thread each. Writes
-``chapters/data/tatoeba/recipes.json``, which the chapter Real sentences reads.
+``chapters/data/tatoeba/recipes.json``, which the appendix Studying the translator reads.
 
     OMP_NUM_THREADS=1 python benchmarks/recipes.py   (about 25 minutes on 2 quiet cores)
 

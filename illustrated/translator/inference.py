@@ -116,8 +116,9 @@ def attention_table(model, tok, french: str, english: str) -> str:
     return "\n".join(lines)
 
 
-def pieces(tokenizer, ids):
-    """Each token as the book shows it: its text, with ``▁`` for a leading space (a word
-    start, which the byte-level tokenizer stores as ``Ġ``), and a special by its name."""
+def pieces(tokenizer, ids) -> list[str]:
+    """The tokens of ``ids`` as the book displays them: the text of each token, ``▁`` for a
+    leading space (the tokenizer stores it as GPT-2's byte-level ``Ġ``), special tokens by
+    name."""
     names = ["<pad>", "<bos>", "<eos>", "<unk>"]
     return [names[i] if i < 4 else tokenizer.tok.decode([i]).replace(" ", "▁") for i in ids]

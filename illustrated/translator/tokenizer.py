@@ -83,7 +83,9 @@ class SubwordTokenizer:
         return self.tok.get_vocab_size()
 
     def pieces(self, text: str) -> list[str]:
-        """The subword pieces of ``text``, for showing (``Ġ`` marks a leading space)."""
+        """The tokens of ``text`` as the tokenizer stores them (``Ġ`` marks a leading space,
+        a non-ASCII letter shows as its UTF-8 bytes); the book displays tokens with
+        :func:`illustrated.translator.inference.pieces`."""
         return self.tok.encode(text, add_special_tokens=False).tokens
 
     def encode(self, text: str) -> list[int]:
