@@ -11,7 +11,7 @@
 
 import { clean, pyStrip as strip } from "./tokenizer.js";
 
-/** str.format for the templates: "{n} pieces" with {n: 70} -> "70 pieces". */
+/** str.format for the templates: "{n} tokens" with {n: 70} -> "70 tokens". */
 export function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
 }
@@ -73,8 +73,8 @@ function atLeast(option, text, low, words) {
   return { value };
 }
 
-/** generate.prompt_ids: [bos, pieces...] of the cleaned prompt, without <eos>; [bos]
- *  for an empty one; {refusal} when it leaves no room for one new piece. */
+/** generate.prompt_ids: [bos, tokens...] of the cleaned prompt, without <eos>; [bos]
+ *  for an empty one; {refusal} when it leaves no room for one new token. */
 export function promptIds(tokenizer, text, maxLen, words) {
   const cleaned = clean(text); // text = clean(text)
   const ids = cleaned ? tokenizer.encode(cleaned).slice(0, -1) : [1]; // [bos]

@@ -1,4 +1,4 @@
-// An attention heat map as SVG: one row per query piece, one column per key piece, each
+// An attention heat map as SVG: one row per query token, one column per key token, each
 // cell as dark as its weight (0 white, 1 darkest), as illustrated.draw's attention maps.
 // Hovering a cell shows its weight.
 

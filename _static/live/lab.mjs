@@ -1,7 +1,7 @@
 // The decoding lab: one translation's decoding, a step at a time, as decoding.mjs recorded
 // it while it decoded (the `trace` of greedyDecode and beamSearch, the records of
 // illustrated.decoding's greedy_decode and beam_search given a trace list). Greedy: the
-// prefix written so far, the most likely next pieces and the one taken. Beam search: the
+// prefix written so far, the most likely next tokens and the one taken. Beam search: the
 // live hypotheses with their scores, and their best extensions, each kept, finished (with
 // its score divided by the length penalty) or dropped. Previous / next buttons and a
 // slider move between steps; ← and → do it from the buttons too.
@@ -18,7 +18,7 @@ function node(tag, attrs = {}, ...children) {
 const percent = (logp) => `${(100 * Math.exp(logp)).toFixed(1)} %`;
 
 export class Lab {
-  // box: the lab's element (#lt-lab); pieces(ids) -> readable pieces; say: messages.mjs.
+  // box: the lab's element (#lt-lab); pieces(ids) -> the tokens as shown; say: messages.mjs.
   constructor(box, { pieces, say }) {
     Object.assign(this, { box, pieces, say, result: null, at: 0 });
     this.slider = box.querySelector("#lt-lab-step");
@@ -73,7 +73,7 @@ export class Lab {
   }
 
   // A beam step: trace.live (tokens, score), numbered, then trace.candidates, each the
-  // live hypothesis it extends (its number) and one more piece, with its fate.
+  // live hypothesis it extends (its number) and one more token, with its fate.
   beam(step) {
     const { say } = this;
     const key = (tokens) => tokens.join(" ");

@@ -7,13 +7,13 @@
 const EN = {
   loading: (got, total) => `Loading the model: ${got} of ${total} MB …`,
   crossCaption: (layer, head) => `Cross-attention, decoder layer ${layer}, head ${head}: ` +
-    "rows are the English pieces being written, columns the French pieces read",
+    "rows are the English tokens being written, columns the French tokens read",
   selfCaption: (layer, head) => `Encoder self-attention, layer ${layer}, head ${head}: ` +
-    "each French piece (row) reading the others (columns)",
+    "each French token (row) reading the others (columns)",
   layer: "layer",
   head: "head",
   step: (i, id) => `step ${i}: token ${id}`,
-  reads: (n) => `The model reads ${n} pieces: `,
+  reads: (n) => `The model reads ${n} tokens: `,
   beam: (k) => `beam search of size ${k}`,
   greedy: "greedy decoding",
   translating: (i, n) => `Translating sentence ${i} of ${n} …`,
@@ -39,17 +39,17 @@ const EN = {
   // The decoding lab (lab.mjs).
   labWhere: (i, n) => `Step ${i} of ${n}`,
   labWritten: "Written so far:",
-  labGreedyTop: (n) => `The ${n} most likely next pieces, and the one greedy decoding takes:`,
-  labPiece: "piece",
+  labGreedyTop: (n) => `The ${n} most likely next tokens, and the one greedy decoding takes:`,
+  labPiece: "token",
   labProbability: "probability",
   labLogp: "log-probability",
   labChosen: "← taken",
   labLive: (n) => `The ${n} live hypotheses this step extends, with their scores (the sum of ` +
-    "their pieces' log-probabilities):",
+    "their tokens' log-probabilities):",
   labCandidates: (n) => `Their ${n} best extensions, best first, and what the search does ` +
     "with each:",
   labExtends: "extends",
-  labPlus: "with the piece",
+  labPlus: "with the token",
   labHypothesis: "hypothesis",
   labScore: "score",
   labFate: "what happens",
@@ -87,13 +87,13 @@ const EN = {
 const ZH = {
   loading: (got, total) => `正在加载模型：${got} / ${total} MB …`,
   crossCaption: (layer, head) => `交叉注意力，解码器第 ${layer} 层，第 ${head} 个头：` +
-    "每行是正在写出的一个英文片段，每列是读入的一个法文片段",
+    "每行是正在写出的一个英文词元，每列是读入的一个法文词元",
   selfCaption: (layer, head) => `编码器自注意力，第 ${layer} 层，第 ${head} 个头：` +
-    "每个法文片段（行）读取其他片段（列）",
+    "每个法文词元（行）读取其他词元（列）",
   layer: "层",
   head: "头",
   step: (i, id) => `第 ${i} 步：词元 ${id}`,
-  reads: (n) => `模型读入 ${n} 个片段：`,
+  reads: (n) => `模型读入 ${n} 个词元：`,
   beam: (k) => `束宽为 ${k} 的束搜索`,
   greedy: "贪心解码",
   translating: (i, n) => `正在翻译第 ${i} 句（共 ${n} 句）…`,
@@ -113,15 +113,15 @@ const ZH = {
   cannotStart: (message) => `翻译器无法启动：${message}`,
   labWhere: (i, n) => `第 ${i} 步，共 ${n} 步`,
   labWritten: "已经写出：",
-  labGreedyTop: (n) => `下一个片段最可能的 ${n} 种选择，以及贪心解码选中的那一个：`,
-  labPiece: "片段",
+  labGreedyTop: (n) => `下一个词元最可能的 ${n} 种选择，以及贪心解码选中的那一个：`,
+  labPiece: "词元",
   labProbability: "概率",
   labLogp: "对数概率",
   labChosen: "← 选中",
-  labLive: (n) => `这一步要扩展的 ${n} 个存活假设及其分数（各片段对数概率之和）：`,
+  labLive: (n) => `这一步要扩展的 ${n} 个存活假设及其分数（各词元对数概率之和）：`,
   labCandidates: (n) => `它们最好的 ${n} 个扩展，按分数从高到低排列，以及束搜索如何处理每一个：`,
   labExtends: "扩展的假设",
-  labPlus: "加上的片段",
+  labPlus: "加上的词元",
   labHypothesis: "假设",
   labScore: "分数",
   labFate: "结果",
@@ -134,7 +134,7 @@ const ZH = {
     beamLabel: "束搜索，束宽",
     beamSize: "束宽",
     translateButton: "翻译",
-    pieces: "译文，逐个片段",
+    pieces: "译文，逐个词元",
     crossTitle: "交叉注意力",
     decoderLayer: "解码器层",
     headMenu: "头",
@@ -215,8 +215,8 @@ EN.writer = {
   TOP_K: "top-k must be a whole number, 0 or more (0: keep every token); got {value}",
   TOP_P: "top-p must be more than 0 and at most 1 (1: keep every token); got {value}",
   SEEDS: "the seeds SEED..SEED+N-1 must be below 2**32, got --seed {seed} --samples {samples}",
-  TOO_LONG: "the prompt is {n} pieces long; the model writes at most {room} pieces in all, " +
-    "so it must be shorter than {room} pieces to leave room for one new piece",
+  TOO_LONG: "the prompt is {n} tokens long; the model writes at most {room} tokens in all, " +
+    "so it must be shorter than {room} tokens to leave room for one new token",
 };
 ZH.writer = {
   loading: ZH.loading,
@@ -270,8 +270,8 @@ ZH.writer = {
   TOP_K: "top-k 必须是 0 或更大的整数（0：保留所有词元）；而输入的是 {value}",
   TOP_P: "top-p 必须大于 0 且不超过 1（1：保留所有词元）；而输入的是 {value}",
   SEEDS: "种子必须小于 2**32，而输入的是 --seed {seed} --samples {samples}",
-  TOO_LONG: "提示词有 {n} 个片段；模型总共最多写 {room} 个片段，所以提示词必须少于 {room} 个片段，" +
-    "才能留出写一个新片段的位置",
+  TOO_LONG: "提示词有 {n} 个词元；模型总共最多写 {room} 个词元，所以提示词必须少于 {room} 个词元，" +
+    "才能留出写一个新词元的位置",
 };
 
 // The slider labels in fillSelect: "layer 1" in English, "第 1 层" in Chinese.

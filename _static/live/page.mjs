@@ -84,7 +84,7 @@ function drawMaps() {
     t.selfCaption(el + 1, eh + 1)));
 }
 
-// The chosen sentence: its pieces, its heat maps, its decoding in the lab.
+// The chosen sentence: its tokens, its heat maps, its decoding in the lab.
 function showChosen() {
   const result = chosen();
   $("#lt-tokens").replaceChildren(...pieces(result.tokens.slice(1)).map((p, i) => {
@@ -99,7 +99,7 @@ function showChosen() {
   lab.show(result);
 }
 
-// Nothing shown from the last text: its pieces, heat maps and decoding.
+// Nothing shown from the last text: its tokens, heat maps and decoding.
 function clearShown() {
   for (const id of ["#lt-tokens", "#lt-cross", "#lt-self"]) $(id).replaceChildren();
   $("#lt-source").textContent = "";

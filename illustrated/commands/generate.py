@@ -28,18 +28,18 @@ from .common import Parser, at_least, input_lines, plain_warnings, torch_threads
 ALTERNATIVES = 3  # the most likely tokens --steps shows beside each written one
 # The words of two refusals; the live writer page (_static/live/messages.mjs) says them
 # too, word for word (tests/test_live_writer.py compares them).
-TOO_LONG = ("the prompt is {n} pieces long; the model writes at most {room} pieces in all, "
-            "so it must be shorter than {room} pieces to leave room for one new piece")
+TOO_LONG = ("the prompt is {n} tokens long; the model writes at most {room} tokens in all, "
+            "so it must be shorter than {room} tokens to leave room for one new token")
 SEEDS = ("the seeds SEED..SEED+N-1 must be below 2**32, got --seed {seed} "
          "--samples {samples}")
 
 
 def prompt_ids(tokenizer, text: str, max_len: int) -> list[int]:
-    """``[bos, ids of the prompt's pieces...]``: the prompt as the corpus writes its text
+    """``[bos, ids of the prompt's tokens...]``: the prompt as the corpus writes its text
     (:func:`~illustrated.translator.corpus.clean`: NFC, plain spaces, one apostrophe, stripped),
     without the ``<eos>`` the tokenizer adds (the model is to go on, not stop). An empty
     prompt is ``[bos]``: a sentence from nothing. Raises ``ValueError`` when the prompt
-    leaves no room for one new piece in ``max_len``."""
+    leaves no room for one new token in ``max_len``."""
     from ..translator.corpus import clean
 
     text = clean(text)

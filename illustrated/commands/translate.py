@@ -3,7 +3,7 @@ the real translator the package ships (:data:`illustrated.shipped.TRANSLATOR`, t
 the Tatoeba pairs by ``make checkpoint-real``), or with the toy one of chapters 10–11
 (``--toy``: the latest ``checkpoints/translator-*.pt``, else the shipped
 :data:`illustrated.shipped.TOY_TRANSLATOR`). Greedy, or ``--beam N``; ``--attention``
-prints where each English piece looked in the French sentence; ``--vocab`` lists the words
+prints where each English token looked in the French sentence; ``--vocab`` lists the words
 the toy translator knows; the model computes on ``--threads`` CPU threads (default 1, or
 ``OMP_NUM_THREADS``).
 
@@ -46,7 +46,7 @@ from . import PROGRAM
 from .common import Parser, at_least, input_lines, plain_warnings, shown, torch_threads
 
 
-LEGEND = ("Attention tables. Rows: the English pieces written; columns: the French pieces "
+LEGEND = ("Attention tables. Rows: the English tokens written; columns: the French tokens "
           "read; each cell is the cross-attention weight in % (last decoder layer, averaged "
           "over its heads); each row sums to 100, up to rounding.")
 
@@ -106,7 +106,7 @@ def parser(program: str = PROGRAM):
                    "cross-attention (averaged over heads) for each sentence")
     p.add_argument("--vocab", action="store_true",
                    help="list the words the translator knows and stop (with --toy: its "
-                   "French words; the real one reads subword pieces)")
+                   "French words; the real one reads subword tokens)")
     p.add_argument("--threads", type=at_least(0), default=None, metavar="N",
                    help="CPU threads of the model (default 1, or OMP_NUM_THREADS when it is "
                    "set: the model's small products gain little from more, and on a busy CPU "
@@ -166,7 +166,7 @@ def _real(args, lines):
     model, tok, blob = load_translator(path)
     print(f"real translator: {shown(path)}", file=sys.stderr)
     if args.vocab:
-        print(f"The real translator reads subword pieces, not words: {len(tok):,} pieces "
+        print(f"The real translator reads subword tokens, not words: {len(tok):,} tokens "
               f"learned from its French and English training sentences, enough to spell "
               f"any French sentence ({args.program} translate --toy --vocab lists "
               f"the toy translator's words).")

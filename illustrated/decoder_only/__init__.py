@@ -1,6 +1,6 @@
 """The decoder-only model of chapter 13, The decoder alone: the translator's decoder stack
-without the encoder, under the causal mask, trained to write English one piece after the
-other (a small GPT), and the ways of choosing each piece.
+without the encoder, under the causal mask, trained to write English one token after the
+other (a small GPT), and the ways of choosing each token.
 
 =================  ==========================================================================
 module             what it holds

@@ -180,7 +180,7 @@ def decoder_only_figure(tokens, predicted, n_layers=2) -> Figure:
     """The translator's decoder layer beside the decoder-only model's (chapter 13): the
     same layer less its encoder-decoder attention (crossed out), ``n_layers`` of them
     under the causal mask, reading ``tokens`` and predicting at every position the
-    token after it (``predicted``, e.g. the model's most probable next pieces).
+    token after it (``predicted``, e.g. the model's most probable next tokens).
 
     Args:
         tokens: ``T`` strings, the tokens read (``<bos>`` first).

@@ -85,10 +85,10 @@ def translate(model, tokenizer, sentences, beam: int = 0, length_penalty: float 
 
 
 def cross_attention(model, tokenizer, sentence: str, translation: str | None = None):
-    """``(weights, source_pieces, target_pieces)``: the last decoder layer's
+    """``(weights, source_tokens, target_tokens)``: the last decoder layer's
     cross-attention, averaged over heads, ``(T, S)``, when the model reads ``sentence`` and
     writes ``translation`` (default: its own greedy translation). Row ``i`` is the step that
-    *writes* ``target_pieces[i]`` (the English pieces, then ``<eos>``)."""
+    *writes* ``target_tokens[i]`` (the English tokens, then ``<eos>``)."""
     from ..model import make_std_masks
 
     if translation is None:
@@ -104,7 +104,7 @@ def cross_attention(model, tokenizer, sentence: str, translation: str | None = N
 
 
 def attention_table(model, tok, french: str, english: str) -> str:
-    """A text table: one row per English piece, one column per French piece, the
+    """A text table: one row per English token, one column per French token, the
     cross-attention weight in hundredths (last decoder layer, mean over heads)."""
     w, src, tgt = cross_attention(model, tok, french, english)
     width = max(4, *(len(p) for p in src))

@@ -7,8 +7,8 @@ learns *Tom* as a word, not the rule that a name is copied, and mangles a name i
 So the trainer shows it the rule: each training pair with a name on both sides
 (:func:`shared_names`) also trains in copies where that name is replaced, on both sides, by
 an invented one (:func:`invented_name`): *Tom a oublié.* / *Tom forgot.* becomes *Formaine a
-oublié.* / *Formaine forgot.* An invented name is made of random subword pieces of the
-model's own tokenizer, so the model learns to copy any piece, not only those of a few
+oublié.* / *Formaine forgot.* An invented name is made of random subword tokens of the
+model's own tokenizer, so the model learns to copy any token, not only those of a few
 names.
 
 :func:`copy_probe` measures the rule on held-out sentences, with real names that appear
@@ -46,7 +46,7 @@ def shared_names(french: str, english: str, names) -> list[str]:
 
 
 def name_pieces(tokenizer) -> tuple[list[str], list[str]]:
-    """``(first, inner)``: the pieces of ``tokenizer`` (a
+    """``(first, inner)``: the tokens of ``tokenizer`` (a
     :class:`~illustrated.translator.tokenizer.SubwordTokenizer`) made of one to four lower-case
     letters, those that start a word and those inside one."""
     first, inner = [], []
@@ -59,7 +59,7 @@ def name_pieces(tokenizer) -> tuple[list[str], list[str]]:
 
 
 def invented_name(rng: random.Random, pieces) -> str:
-    """A capitalised word of a word-start piece and one or two inner pieces of ``pieces``
+    """A capitalised word of a word-start token and one or two inner tokens of ``pieces``
     (from :func:`name_pieces`), drawn with ``rng``: ``Formaine``, ``Grider``."""
     first, inner = pieces
     parts = [rng.choice(first)] + [rng.choice(inner) for _ in range(rng.choice((1, 2)))]

@@ -18,7 +18,7 @@ def run(capsys, *argv):
     return status, out, err
 
 
-def test_a_prompt_is_bos_and_its_pieces_without_eos(shipped):
+def test_a_prompt_is_bos_and_its_tokens_without_eos(shipped):
     _, tok, _ = shipped
     ids = prompt_ids(tok, "  The  cat’s ", 64)  # cleaned as the corpus writes text
     assert ids == tok.encode("The cat's")[:-1] and ids[0] == tok.bos_id
@@ -27,8 +27,8 @@ def test_a_prompt_is_bos_and_its_pieces_without_eos(shipped):
 
 def test_a_prompt_that_leaves_no_room_is_refused_with_its_length(shipped):
     _, tok, _ = shipped
-    assert len(prompt_ids(tok, "a " * 62, 64)) == 63  # 62 pieces: one new one fits
-    with pytest.raises(ValueError, match="the prompt is 63 pieces long"):
+    assert len(prompt_ids(tok, "a " * 62, 64)) == 63  # 62 tokens: one new one fits
+    with pytest.raises(ValueError, match="the prompt is 63 tokens long"):
         prompt_ids(tok, "a " * 63, 64)
 
 
@@ -101,7 +101,7 @@ def test_bad_options_get_one_line(capsys, argv, words):
 
 def test_a_long_prompt_is_skipped_and_the_others_written(capsys):
     status, out, err = run(capsys, "a " * 63, "Tom", "--greedy")
-    assert status == 1 and "skipped prompt 1: the prompt is 63 pieces long" in err
+    assert status == 1 and "skipped prompt 1: the prompt is 63 tokens long" in err
     assert out.startswith("Tom") and len(out.splitlines()) == 1
 
 

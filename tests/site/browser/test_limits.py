@@ -93,7 +93,7 @@ def test_the_writer_checks_a_prompt_as_the_command_does(browser, origin, site, e
         problems = [f"{p!r}: the page says {g}, the command {w}"
                     for p, g, w in zip(PROMPTS, got, want)
                     if (g["refusal"], g["warnings"]) != (w["refusal"], w["warnings"])
-                    or g["shown"] != " ".join(w["warnings"])
+                    or g["shown"] != "\n".join(w["warnings"])  # one warning a line
                     or (w["refusal"] and g["status"] != w["refusal"])
                     or (w["refusal"] and g["tokens"])  # no tokens of a prompt not read
                     or "\ufffd" in g["tokens"]]
