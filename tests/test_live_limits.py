@@ -45,6 +45,11 @@ TEXTS = [
     "Привет", "你好。我是学生！你呢？好", "Quoi‼ Non⁉ Bon⁇ Si⁈ Fin.", "Je suis ١٢ et x² ½ Ⅻ.",
     "Il fait beau €, $ et % ?", "абвгдежзийклмнопрстуфхцчшщ.", "Je suis étudiant, Élodie.",
     "Il fait beau, Tom !", "C'est l'été 2020, « Ça va ? »",
+    # titles before a name end no sentence; letters before them, another case, a last one
+    "J'ai vu M. Dupont. Allons manger.", "Mme. Martin, MM. Roy et Dr. Lenoir. Fin.",
+    "FM. Oui. éM. Non. m. Non. Voici M.", "Mlle.\tMartin\u3000St. Jean. Ste. Anne !",
+    # an ellipsis as the training French writes it, and as one mark
+    "Il pleut... Oui", "Il pleut… Oui",
 ]
 # Prompts of the writer (check_prompt): English, names, French, other scripts.
 PROMPTS = ["", "Tom", "I would like", "The cat", "Je suis", "je suis étudiant", "Il fait beau",

@@ -17,7 +17,10 @@ export const SENTENCE_ENDS = ".!?\u2026\u203c\u2047\u2048\u2049"; // . ! ? … �
 export const FULL_WIDTH_ENDS = "\u3002\uff01\uff1f\uff61"; // 。 ！ ？ ｡
 // limits._SENTENCE_END: `(?<=[SENTENCE_ENDS])\s+|(?<=[FULL_WIDTH_ENDS])\s*`, with Python's \s.
 const SENTENCE_END = new RegExp(`(?<=[${SENTENCE_ENDS}])[${PY_SPACE}]+|` +
-  `(?<=[${FULL_WIDTH_ENDS}])[${PY_SPACE}]*`, "u");
+  `(?<=[${FULL_WIDTH_ENDS}])[${PY_SPACE}]*`, "gu");
+// limits.ABBREVIATIONS: no sentence ends at the "." of these titles (M. Dupont).
+export const ABBREVIATIONS = ["M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Dr", "Pr", "Me", "St",
+  "Ste"];
 // limits.NAMED: at most this many letters, words or symbols named in one message.
 export const NAMED = 20;
 // unicodedata.category(c).startswith("L"): a letter; `u` reads a text by code point.
@@ -49,12 +52,31 @@ export function words(text) {
   return text.toLowerCase().match(LETTER_RUNS) ?? []; // for c in text.lower(): ...
 }
 
-/** limits.split_sentences: cut after a mark of SENTENCE_ENDS followed by white space, or
- *  after one of FULL_WIDTH_ENDS; stripped, empty ones dropped. */
+/** limits.split_sentences: cut after a mark of SENTENCE_ENDS followed by white space,
+ *  unless it is the "." of one of ABBREVIATIONS, or after one of FULL_WIDTH_ENDS; stripped,
+ *  empty ones dropped. */
 export function splitSentences(line) {
   if (typeof line !== "string") throw new TypeError(`line must be a string, got ${typeof line}`);
-  // [s.strip() for s in _SENTENCE_END.split(line.strip()) if s.strip()]
-  return pyStrip(line).split(SENTENCE_END).map(pyStrip).filter((s) => s);
+  line = pyStrip(line); // line = line.strip()
+  const sentences = [];
+  let start = 0;
+  for (const cut of line.matchAll(SENTENCE_END)) { // for cut in _SENTENCE_END.finditer(line)
+    if (!endsWithAbbreviation(line.slice(0, cut.index))) {
+      sentences.push(line.slice(start, cut.index));
+      start = cut.index + cut[0].length; // cut.end()
+    }
+  }
+  sentences.push(line.slice(start));
+  return sentences.map(pyStrip).filter((s) => s); // [s.strip() for s in sentences if s.strip()]
+}
+
+/** limits._ends_with_abbreviation: whether `text` ends with one of ABBREVIATIONS and its
+ *  ".", the abbreviation a whole run of letters ("Voici M." yes, "FM." no). */
+function endsWithAbbreviation(text) {
+  if (!text.endsWith(".")) return false;
+  // head[letters:], the run of letters (category L*) that ends head = text[:-1]
+  const run = text.slice(0, -1).match(/\p{L}*$/u)[0];
+  return ABBREVIATIONS.includes(run);
 }
 
 /** The sentences of a text box, as the command reads stdin: each line (cut at "\n" only,

@@ -37,6 +37,10 @@ SENTENCE_ENDS = ".!?…‼⁇⁈⁉"
 #: sentence.
 FULL_WIDTH_ENDS = "。！？｡"
 _SENTENCE_END = re.compile(rf"(?<=[{SENTENCE_ENDS}])\s+|(?<=[{FULL_WIDTH_ENDS}])\s*")
+#: ... but not at the "." of one of these abbreviations, the titles French writes before a
+#: name (``M. Dupont``, ``Mme. Martin``): a whole run of letters, case as written. The
+#: training French writes none of them (it writes ``Monsieur``).
+ABBREVIATIONS = ("M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Dr", "Pr", "Me", "St", "Ste")
 #: At most this many letters, words or symbols are named in one message; "and N more".
 NAMED = 20
 
@@ -83,12 +87,33 @@ def words(text: str) -> list[str]:
 
 def split_sentences(line: str) -> list[str]:
     """The sentences of one line of text: cut after a mark of :data:`SENTENCE_ENDS`
-    (``. ! ? …``) followed by white space, or after one of :data:`FULL_WIDTH_ENDS`
-    (``。！？``), stripped; empty ones dropped. ``"J'ai faim. Allons manger."`` ->
-    ``["J'ai faim.", "Allons manger."]``."""
+    (``. ! ? …``) followed by white space, unless the mark is the ``.`` of one of
+    :data:`ABBREVIATIONS`, or after one of :data:`FULL_WIDTH_ENDS` (``。！？``); stripped,
+    empty ones dropped. ``"J'ai vu M. Dupont. Allons manger."`` ->
+    ``["J'ai vu M. Dupont.", "Allons manger."]``."""
     if not isinstance(line, str):
         raise TypeError(f"line must be a str, got {type(line).__name__}")
-    return [s.strip() for s in _SENTENCE_END.split(line.strip()) if s.strip()]
+    line = line.strip()
+    sentences, start = [], 0
+    for cut in _SENTENCE_END.finditer(line):
+        if not _ends_with_abbreviation(line[:cut.start()]):
+            sentences.append(line[start:cut.start()])
+            start = cut.end()
+    sentences.append(line[start:])
+    return [s.strip() for s in sentences if s.strip()]
+
+
+def _ends_with_abbreviation(text: str) -> bool:
+    """Whether ``text`` ends with one of :data:`ABBREVIATIONS` and its ``.``, the
+    abbreviation a whole run of letters: ``"Voici M."`` yes; ``"Voici Tom."``, ``"FM."``
+    no."""
+    if not text.endswith("."):
+        return False
+    head = text[:-1]
+    letters = len(head)  # where the run of letters that ends head begins
+    while letters and unicodedata.category(head[letters - 1]).startswith("L"):
+        letters -= 1
+    return head[letters:] in ABBREVIATIONS
 
 
 def non_latin(text: str) -> list[str]:

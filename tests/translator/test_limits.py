@@ -47,6 +47,12 @@ def test_words(text, expected):
     ("", []),
     ("   \t ", []),
     ("…", ["…"]),
+    ("M. Dupont est là.", ["M. Dupont est là."]),  # a title before a name ends no sentence
+    ("J'ai vu Mme. Martin et Dr. Roy. Allons-y.", ["J'ai vu Mme. Martin et Dr. Roy.",
+                                                   "Allons-y."]),
+    ("FM. Oui. m. Non. éM. Si. Voici M.",  # whole runs of letters, case as written
+     ["FM.", "Oui.", "m.", "Non.", "éM.", "Si.", "Voici M."]),
+    ("Il pleut... Oui", ["Il pleut...", "Oui"]),  # the training French's ellipsis
 ])
 def test_split_sentences(line, expected):
     assert split_sentences(line) == expected
