@@ -82,7 +82,8 @@ def _description() -> str:
         f"everyday sentences: the longest French one has {profile.max_words} words, the "
         f"longest English one {profile.max_english_words}. It knows short everyday "
         f"sentences; longer sentences, names it never saw, rare words and other topics or "
-        f"registers come out worse (the chapter Real sentences measures this). Each input "
+        f"registers come out worse (the appendix Studying the translator measures this, in "
+        f"its section Limits). Each input "
         f"line gives one output line; refusals and warnings go to stderr.")
 
 

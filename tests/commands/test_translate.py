@@ -224,6 +224,8 @@ def test_help_says_what_the_model_was_trained_on(split, capsys):
     assert (f"the longest French one has {max(len(limits.words(f)) for f, _ in train)} words, "
             f"the longest English one {max(len(limits.words(e)) for _, e in train)}." in text)
     assert "names it never saw, rare words and other topics or registers come out worse" in text
+    assert ("(the appendix Studying the translator measures this, in its section Limits)"
+            in text)
 
 
 def test_help_names_the_options(capsys):

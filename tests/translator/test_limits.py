@@ -1,5 +1,6 @@
 import dataclasses
 import json
+import re
 
 import pytest
 
@@ -56,6 +57,19 @@ def test_words(text, expected):
 ])
 def test_split_sentences(line, expected):
     assert split_sentences(line) == expected
+
+
+def test_the_training_french_writes_no_title_and_three_dots():
+    """What the live translator page says: the training French writes none of the titles
+    after which no sentence ends (M., Mme ...), and an ellipsis as ``...``, never ``…``."""
+    from illustrated.translator.corpus import load_split
+
+    french = [f for f, _ in load_split().train]
+    titles = [f for f in french if any(w in limits.ABBREVIATIONS for w in re.findall(
+        r"(\w+)\.", f))]
+    assert titles == [], titles[:3]
+    assert {"monsieur", "madame", "docteur"} <= {w for f in french for w in words(f)}
+    assert sum("..." in f for f in french) > 0 and sum("…" in f for f in french) == 0
 
 
 def test_split_sentences_refuses_a_non_string():
