@@ -100,8 +100,31 @@ def test_the_page_reads_prompts_as_the_command(compared):
             assert "refusal" in zh and "63" in zh["refusal"], zh
     assert got["floats"] == [repr(x) for x in FLOATS]
     assert got["templates"]["en"] == {"TOO_LONG": generate.TOO_LONG,
-                                      "SEEDS": generate.SEEDS,
+                                      "SEED": generate.SEED,
                                       "TEMPERATURE": sampling.TEMPERATURE,
                                       "TOP_K": sampling.TOP_K, "TOP_P": sampling.TOP_P}
     assert all(k in got["templates"]["zh"][name] for name, k in (
         ("TEMPERATURE", "{value}"), ("TOP_K", "{value}"), ("TOP_P", "{value}")))
+
+
+def refusals(got: dict, odd: dict) -> tuple[str, str]:
+    """The page's (English, Chinese) refusal of FORM with ``odd``, an entry of ODD."""
+    i = ODD.index(odd)
+    return got["options"]["en"][i]["refusal"], got["options"]["zh"][i]["refusal"]
+
+
+def test_the_seeds_refusal_names_only_the_pages_own_option(compared):
+    """The page writes one sample and has no --samples: its refusal of a seed of 2**32 names
+    --seed alone, in both editions (the command's words for one sample)."""
+    _, _, got = compared
+    en, zh = refusals(got, {"seed": "4294967296"})
+    assert en == "the seed must be below 2**32, got --seed 4294967296"
+    assert zh.endswith("--seed 4294967296") and "--samples" not in zh, zh
+
+
+def test_the_chinese_invalid_value_names_the_kind_expected(compared):
+    """As the English "invalid whole number value" and "invalid number value" do."""
+    _, _, got = compared
+    for odd, kind in (({"topK": "1.5"}, "整数"), ({"temperature": ""}, "数")):
+        en, zh = refusals(got, odd)
+        assert f"无效的{kind}值：" in zh, (en, zh)

@@ -5,7 +5,7 @@
 // and the command's checks of it, in its order and words (each step names the Python it
 // mirrors): argparse reads the options in that order (illustrated/commands/generate.py's parser,
 // _cli.at_least), main() checks the sampling settings (sampling.check_sampling) and the
-// seed, and prompt_ids() the prompt's length. The words are templates in messages.mjs's
+// seed (one sample: generate.SEED), and prompt_ids() the prompt's length. The words are templates in messages.mjs's
 // `writer`, the English word for word the command's; tests/test_live_writer.py runs this
 // file under Node against the command on odd fields.
 
@@ -35,7 +35,10 @@ const asInt = (text) => (/^[+-]?\d+$/.test(strip(text)) ? Number(strip(text)) : 
 /** The form's fields (strings, as the inputs hold them; `greedy` a boolean) -> {options}
  *  for sampling.mjs's generate, or {refusal} in the edition's `words`. */
 export function checkOptions(fields, words) {
-  const invalid = (option, kind, text) => fill(words.INVALID, { option, kind, value: `'${text}'` });
+  // argparse's "invalid {kind} value", the kind (generate.number's name, or whole_number's)
+  // in the edition's words
+  const invalid = (option, kind, text) => fill(words.INVALID, { option, kind: words.KINDS[kind],
+                                                                value: `'${text}'` });
   // argparse, option by option in the command line's order
   const o = { temperature: 0, topK: 0, topP: 1, seed: 0 }; // --greedy: temperature 0
   if (!fields.greedy) {
@@ -58,9 +61,9 @@ export function checkOptions(fields, words) {
   }
   if (o.topK < 0) return { refusal: fill(words.TOP_K, { value: o.topK }) };
   if (!(o.topP > 0 && o.topP <= 1)) return { refusal: fill(words.TOP_P, { value: pyFloat(o.topP) }) };
-  // if args.seed + args.samples - 1 >= 2**32 (one sample here)
+  // if args.seed + args.samples - 1 >= 2**32: SEED, the page writing one sample
   if (o.seed >= 2 ** 32) { // the seed as Python's int prints it: every digit (BigInt)
-    return { refusal: fill(words.SEEDS, { seed: BigInt(strip(fields.seed)), samples: 1 }) };
+    return { refusal: fill(words.SEED, { seed: BigInt(strip(fields.seed)) }) };
   }
   return { options: o };
 }

@@ -205,16 +205,17 @@ EN.writer = {
   cannotStart: (message) => `The writer could not start: ${message}`,
   labels: {},
   // The command's words (argparse, _cli.at_least, sampling.TEMPERATURE, TOP_K and TOP_P,
-  // generate.SEEDS and generate.TOO_LONG), word for word: tests/test_live_writer.py
+  // generate.SEED and generate.TOO_LONG), word for word: tests/test_live_writer.py
   // compares them.
   INVALID: "argument {option}: invalid {kind} value: {value}",
+  KINDS: { number: "number", "whole number": "whole number" }, // INVALID's {kind}
   NOT_INTEGER: "argument {option}: expected an integer, got {value}",
   AT_LEAST: "argument {option}: must be {low} or more, got {value}",
   TEMPERATURE: "temperature must be a finite number, 0 or more (0: greedy, always the most " +
     "likely token); got {value}",
   TOP_K: "top-k must be a whole number, 0 or more (0: keep every token); got {value}",
   TOP_P: "top-p must be more than 0 and at most 1 (1: keep every token); got {value}",
-  SEEDS: "the seeds SEED..SEED+N-1 must be below 2**32, got --seed {seed} --samples {samples}",
+  SEED: "the seed must be below 2**32, got --seed {seed}",
   TOO_LONG: "the prompt is {n} tokens long; the model writes at most {room} tokens in all, " +
     "so it must be shorter than {room} tokens to leave room for one new token",
 };
@@ -224,7 +225,7 @@ ZH.writer = {
   writing: (n) => `正在续写：已写出 ${n} 个词元 …`,
   written: (n, seconds, ended) => `写出 ${n} 个词元，在本浏览器中耗时 ${seconds} 秒；` +
     (ended ? "模型自己结束了文本（<eos>）。" : "写到上限为止。"),
-  stepAfter: (i, before) => `第 ${i} 步，接在后面：${before}`,
+  stepAfter: (i, before) => `第 ${i} 步，接在以下词元之后：${before}`,
   greedyStep: (token) => `贪心取模型最可能的词元 ${token}：全部概率都给它，温度、top-k、top-p ` +
     "和种子都不起作用。",
   sampleStep: (n, V) => `温度、top-k 和 top-p 从 ${V} 个词元中留下 ${n} 个，把全部概率分给它们；` +
@@ -237,7 +238,7 @@ ZH.writer = {
   drawn: "← 抽中",
   taken: "← 选中",
   strip: "留下的词元按编号顺序首尾相接，也就是抽取累加它们的顺序；抽中的词元就是其区间包含 u " +
-    "的那一个，u 是种子生成器给出的下一个数：",
+    "的那一个，u 是带种子的生成器给出的下一个数：",
   slice: (token, words) => `${token}：${words}`,
   around: "u 所在区间两旁的区间，按编号顺序：",
   where: (i, n) => `第 ${i} 步，共 ${n} 步`,
@@ -263,13 +264,14 @@ ZH.writer = {
     stepsTitle: "每一步的下一个词元的分布",
     stepSlider: "步骤",
   },
-  INVALID: "参数 {option}：无效的值：{value}",
+  INVALID: "参数 {option}：无效的{kind}值：{value}",
+  KINDS: { number: "数", "whole number": "整数" },
   NOT_INTEGER: "参数 {option}：需要一个整数，而输入的是 {value}",
   AT_LEAST: "参数 {option}：必须是 {low} 或更大，而输入的是 {value}",
   TEMPERATURE: "温度必须是 0 或更大的有限数（0：贪心，总是取最可能的词元）；而输入的是 {value}",
   TOP_K: "top-k 必须是 0 或更大的整数（0：保留所有词元）；而输入的是 {value}",
   TOP_P: "top-p 必须大于 0 且不超过 1（1：保留所有词元）；而输入的是 {value}",
-  SEEDS: "种子必须小于 2**32，而输入的是 --seed {seed} --samples {samples}",
+  SEED: "种子必须小于 2**32，而输入的是 --seed {seed}",
   TOO_LONG: "提示词有 {n} 个词元；模型总共最多写 {room} 个词元，所以提示词必须少于 {room} 个词元，" +
     "才能留出写一个新词元的位置",
 };

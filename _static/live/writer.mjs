@@ -171,6 +171,7 @@ function settingChanged() {
 
 async function start() {
   translateLabels(root, t.labels);
+  $("#lw-form").hidden = false; // hidden in the HTML: without this script it can do nothing
   if (location.protocol === "file:") return; // the page's inline script has said why
   try {
     manifest = await fetchJSON("writer.json");

@@ -26,10 +26,12 @@ from . import PROGRAM
 from .common import Parser, at_least, input_lines, plain_warnings, torch_threads
 
 ALTERNATIVES = 3  # the most likely tokens --steps shows beside each written one
-# The words of two refusals; the live writer page (_static/live/messages.mjs) says them
-# too, word for word (tests/test_live_writer.py compares them).
+# The words of the refusals; the live writer page (_static/live/messages.mjs) says TOO_LONG
+# and SEED too, word for word (tests/test_live_writer.py compares them). One sample has one
+# seed, named alone (SEED): the page writes one sample, and has no --samples.
 TOO_LONG = ("the prompt is {n} tokens long; the model writes at most {room} tokens in all, "
             "so it must be shorter than {room} tokens to leave room for one new token")
+SEED = "the seed must be below 2**32, got --seed {seed}"
 SEEDS = ("the seeds SEED..SEED+N-1 must be below 2**32, got --seed {seed} "
          "--samples {samples}")
 
@@ -114,7 +116,8 @@ def main(argv=None, program: str = PROGRAM) -> int:
     try:
         check_sampling(temperature, args.top_k, args.top_p)
         if args.seed + args.samples - 1 >= 2**32:
-            raise ValueError(SEEDS.format(seed=args.seed, samples=args.samples))
+            words = SEED if args.samples == 1 else SEEDS
+            raise ValueError(words.format(seed=args.seed, samples=args.samples))
     except (TypeError, ValueError) as error:
         options.error(str(error))
     prompts = input_lines(args.prompts)

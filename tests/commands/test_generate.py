@@ -89,7 +89,10 @@ def test_a_slice_is_the_mass_of_the_lower_ids():
                          "got 1.5"),
     (["--top-k", "-2"], "top-k must be a whole number, 0 or more (0: keep every token); "
                         "got -2"),
-    (["--seed", "4294967295", "--samples", "2"], "below 2**32"),
+    (["--seed", "4294967295", "--samples", "2"], "the seeds SEED..SEED+N-1 must be below "
+                                                  "2**32, got --seed 4294967295 --samples 2"),
+    # one sample, one seed: named alone, as the live writer page (no --samples) names it
+    (["--seed", "4294967296"], "the seed must be below 2**32, got --seed 4294967296 ("),
     (["--samples", "0"], "--samples"),
 ])
 def test_bad_options_get_one_line(capsys, argv, words):

@@ -16,7 +16,7 @@ process.stdout.write(JSON.stringify({
                                                                     words))),
   // repr() of each float: "inf", "-inf" as JavaScript writes them
   floats: job.floats.map((s) => command.pyFloat(Number(s.replace("inf", "Infinity")))),
-  templates: each((words) => ({TOO_LONG: words.TOO_LONG, SEEDS: words.SEEDS,
+  templates: each((words) => ({TOO_LONG: words.TOO_LONG, SEED: words.SEED,
                                TEMPERATURE: words.TEMPERATURE, TOP_K: words.TOP_K,
                                TOP_P: words.TOP_P})),
 }));

@@ -154,3 +154,17 @@ def live_page(browser, origin: str, name: str, ready: str):
         yield tab, watched
     finally:
         context.close()
+
+
+def without_javascript(browser, origin: str, name: str, selectors: list[str]) -> dict:
+    """Page ``name`` as a reader with JavaScript off sees it: for each selector, the text
+    of its element as CSS shows it (inner_text: what display: none hides is left out), or
+    None where the element is not visible."""
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        tab = context.new_page()
+        tab.goto(f"{origin}/{name}", wait_until="load")
+        return {s: tab.locator(s).inner_text() if tab.locator(s).is_visible() else None
+                for s in selectors}
+    finally:
+        context.close()

@@ -12,6 +12,8 @@ package's ``greedy_decode`` and ``beam_search`` (size 4, the length penalty of
     ids are compared, and both heat maps must have one row per query piece and one column
     per key piece.
 
+(c) without JavaScript, the status line says so in the edition's language.
+
 The Chinese page, odd inputs and the decoding lab are test_live_inputs.py's (another test
 process runs them meanwhile); the page opened from file:// is test_file_pages.py's.
 """
@@ -132,3 +134,15 @@ def test_the_page_worked_cleanly(live, refs):
     above, which run first)."""
     _, watched, _ = live
     assert not watched.problems(), "\n".join(watched.problems())
+
+
+@pytest.mark.parametrize("edition", ["", "zh/"], ids=["en", "zh"])
+def test_without_javascript_the_status_line_speaks_the_editions_language(browser, origin,
+                                                                         site, edition):
+    """(c) The Chinese edition is the same HTML with <html lang="zh-CN">: of the line's two
+    texts, CSS shows the page's."""
+    seen = tabs.without_javascript(browser, origin, edition + PAGE, ["#lt-status"])
+    said = seen["#lt-status"] or ""  # one of its two texts: English, or Chinese
+    chinese = any("\u4e00" <= c <= "\u9fff" for c in said)
+    assert "JavaScript" in said and chinese == (edition == "zh/") != ("browser" in said), \
+        f"without JavaScript the {edition or 'English '}page says {said!r}"

@@ -22,7 +22,8 @@ token for token, one test a prompt: greedy, and sampled with fixed seeds and set
     on the command line the form stands for, tests/test_live_writer.py's command_says);
     an empty prompt is written from ``<bos>``, as the command writes it;
 (d) the Chinese edition's copy: its words are Chinese, a typed prompt is written as
-    Python writes it, a refusal is in Chinese.
+    Python writes it, a refusal is in Chinese; without JavaScript each edition's status
+    line says so in its own language, and the form, which could do nothing, is hidden.
 (Opened from file://, the page says in one line to run `make serve`: test_file_pages.py.)
 """
 from __future__ import annotations
@@ -333,10 +334,21 @@ def zh(text: str) -> bool:
 
 def test_the_chinese_page_speaks_chinese(chinese):
     tab, _ = chinese
+    assert tab.locator("#lw-form").is_visible(), "writer.mjs did not show the form"
     for said in (tab.locator("#lw-status").text_content(), tab.locator("#lw-go").text_content(),
                  tab.locator("#lw-greedy-note").text_content(),
                  tab.locator("label:has(#lw-max)").text_content()):
         assert zh(said), f"not Chinese: {said!r}"
+
+
+@pytest.mark.parametrize("name", [PAGE, ZH_PAGE], ids=["en", "zh"])
+def test_without_javascript_the_page_says_so_in_its_language(browser, origin, site, name):
+    seen = tabs.without_javascript(browser, origin, name, ["#lw-status", "#lw-form"])
+    said = seen["#lw-status"] or ""  # one of its two texts: English, or Chinese
+    assert "JavaScript" in said and zh(said) == (name == ZH_PAGE) != ("browser" in said), \
+        f"without JavaScript {name} says {said!r}"
+    assert seen["#lw-form"] is None, \
+        f"without JavaScript {name} shows the form, which can do nothing: {seen['#lw-form']!r}"
 
 
 def test_the_chinese_page_writes_as_python(chinese, refs):
