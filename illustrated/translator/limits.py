@@ -33,8 +33,8 @@ import unicodedata
 # Sentence_Terminal has some 150 marks, most of scripts the model refuses anyway).
 #: A sentence ends at one of these marks followed by white space.
 SENTENCE_ENDS = ".!?…‼⁇⁈⁉"
-#: ... or at one of these, the marks of Chinese and Japanese, which put no space after a
-#: sentence.
+# ... or at one of these, the marks of Chinese and Japanese, which put no space after a
+# sentence (a comment, not an API-page entry: the page would set them in italics).
 FULL_WIDTH_ENDS = "。！？｡"
 _SENTENCE_END = re.compile(rf"(?<=[{SENTENCE_ENDS}])\s+|(?<=[{FULL_WIDTH_ENDS}])\s*")
 #: ... but not at the "." of one of these abbreviations, the titles French writes before a
@@ -88,7 +88,7 @@ def words(text: str) -> list[str]:
 def split_sentences(line: str) -> list[str]:
     """The sentences of one line of text: cut after a mark of :data:`SENTENCE_ENDS`
     (``. ! ? …``) followed by white space, unless the mark is the ``.`` of one of
-    :data:`ABBREVIATIONS`, or after one of :data:`FULL_WIDTH_ENDS` (``。！？``); stripped,
+    :data:`ABBREVIATIONS`, or after one of ``FULL_WIDTH_ENDS`` (``。！？``); stripped,
     empty ones dropped. ``"J'ai vu M. Dupont. Allons manger."`` ->
     ``["J'ai vu M. Dupont.", "Allons manger."]``."""
     if not isinstance(line, str):
