@@ -193,6 +193,7 @@ async function onSubmit(event) {
 
 async function start() {
   translateLabels(root, t.labels);
+  $("#lt-form").hidden = false; // hidden in the HTML: without this script it can do nothing
   if (location.protocol === "file:") return; // the page's inline script has said why
   const response = await fetch(new URL("manifest.json", import.meta.url));
   if (!response.ok) {

@@ -140,8 +140,10 @@ def test_the_page_worked_cleanly(live, refs):
 def test_without_javascript_the_status_line_speaks_the_editions_language(browser, origin,
                                                                          site, edition):
     """(c) The Chinese edition is the same HTML with <html lang="zh-CN">: of the line's two
-    texts, CSS shows the page's."""
-    seen = tabs.without_javascript(browser, origin, edition + PAGE, ["#lt-status"])
+    texts, CSS shows the page's; the form, which could do nothing, is hidden."""
+    seen = tabs.without_javascript(browser, origin, edition + PAGE, ["#lt-status", "#lt-form"])
+    assert seen["#lt-form"] is None, \
+        f"without JavaScript the page shows the form, which can do nothing: {seen['#lt-form']!r}"
     said = seen["#lt-status"] or ""  # one of its two texts: English, or Chinese
     chinese = any("\u4e00" <= c <= "\u9fff" for c in said)
     assert "JavaScript" in said and chinese == (edition == "zh/") != ("browser" in said), \
