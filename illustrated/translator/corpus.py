@@ -9,10 +9,10 @@ plain space, one apostrophe ``'``. Case is kept on both sides, so a name stays a
 English keeps its contractions (``I'm``, ``don't``): the references a translation is scored
 against are the sentences as Tatoeba writes them.
 
-Tatoeba often holds two wordings of one English sentence as two pairs ("I'm sad." and "I am
-sad." for "Je suis triste."). The split groups them by :func:`english_key`, the sentence with
-its contractions written out, its final marks dropped and in lower case, so all its wordings
-land on the same side.
+Tatoeba sometimes holds two wordings of one English sentence as two pairs ("I'm sad." and
+"I am sad." for "Je suis triste."). The split groups them by :func:`english_key`, the sentence
+with its contractions written out (all but ``'s`` and ``'d``), its final marks dropped and in
+lower case, so the wordings it joins land on the same side.
 """
 from __future__ import annotations
 
@@ -92,7 +92,8 @@ def split_by_english(pairs, n_dev: int = 1000, n_test: int = 1000, seed: int = 0
     English sides, sorted, are shuffled with ``random.Random(seed)``; the first ``n_test``
     go to the test set with every pair they have (every French wording, every English
     wording), the next ``n_dev`` to the development set, the rest to training. So no
-    held-out reference, in either wording, was ever a training target."""
+    held-out reference, in any wording its key joins, was ever a training target (wordings
+    that differ by ``'s`` or ``'d`` get two keys: :func:`english_key`)."""
     keys = {e: english_key(e) for e in {e for _, e in pairs}}
     english = sorted(set(keys.values()))
     if n_dev + n_test >= len(english):
