@@ -61,8 +61,9 @@ def _label_inches(labels) -> float:
     return 0.3 + 0.08 * max(map(len, labels or ["00"]))
 
 
-def _heatmap(ax, w, queries, keys, fmt, cell):
-    """Draw weights ``(L, S)`` into ``ax``; values printed with ``fmt`` when they fit."""
+def _heatmap(ax, w, queries, keys, fmt, cell, ylabel=None):
+    """Draw weights ``(L, S)`` into ``ax``; values printed with ``fmt`` when they fit; the
+    rows titled ``ylabel``, else "queries"."""
     L, S = w.shape
     image = ax.imshow(w.double().numpy(), cmap=SEQUENTIAL, vmin=0, vmax=1)
     texts = [format_value(fmt, v) for v in w.flatten().tolist()] if fmt else []
@@ -79,7 +80,7 @@ def _heatmap(ax, w, queries, keys, fmt, cell):
         for label in ax.get_xticklabels():
             label.set(ha="left", rotation_mode="anchor")
     ax.set_xlabel(tr("keys"), color=MUTED, fontsize=9)
-    ax.set_ylabel(tr("queries"), color=MUTED, fontsize=9)
+    ax.set_ylabel(ylabel or tr("queries"), color=MUTED, fontsize=9)
     if max(L, S) <= 30:  # white gaps between the cells, as in tensor_cells
         ax.set_xticks(np.arange(S + 1) - 0.5, minor=True)
         ax.set_yticks(np.arange(L + 1) - 0.5, minor=True)
@@ -90,7 +91,8 @@ def _heatmap(ax, w, queries, keys, fmt, cell):
 
 
 @with_editions
-def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=None) -> Figure:
+def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=None,
+                    ylabel=None) -> Figure:
     """One heat map per head, titled "head 1", "head 2", ...
 
     Args:
@@ -99,6 +101,8 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
         query_labels, key_labels: ``L`` and ``S`` tokens, written on the left column
             and the top row of heat maps.
         ncols: heat maps per row.
+        ylabel: the rows' axis title, "queries" if None (a decoder's rows can be named
+            by the token each step writes).
 
     Returns:
         a Figure with ``H`` axes.
@@ -109,7 +113,7 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
     queries = edition_labels(check_labels(query_labels, L, "query_labels",
                                           "queries (rows of weights)"))
     keys = edition_labels(check_labels(key_labels, S, "key_labels", "keys (columns of weights)"))
-    (title,) = edition_words(title)
+    title, ylabel = edition_words(title, ylabel)
     ncols = min(ncols, H)
     nrows = math.ceil(H / ncols)
     margin_w, margin_h = _label_inches(queries) + 0.3, _label_inches(keys) + 0.3
@@ -122,7 +126,7 @@ def attention_heads(weights, query_labels=None, key_labels=None, ncols=4, title=
         if h >= H:
             fig.delaxes(ax)
             continue
-        _heatmap(ax, w[h], queries, keys, "{:.2f}", cell)
+        _heatmap(ax, w[h], queries, keys, "{:.2f}", cell, ylabel)
         ax.set_title(tr("head {i}").format(i=h + 1), color=INK, fontsize=10)
         if h >= ncols:  # keys are labelled on the top row only, queries on the left column
             ax.tick_params(labeltop=False)

@@ -38,6 +38,12 @@ def test_attention_heads_draws_one_titled_map_per_head(shape):
     assert [ax.get_title() for ax in fig.axes] == ["head 1", "head 2", "head 3"]
 
 
+def test_attention_heads_titles_the_rows_queries_unless_told():
+    assert draw.attention_heads(softmax_weights(2, 3, 4)).axes[0].get_ylabel() == "queries"
+    fig = draw.attention_heads(softmax_weights(2, 3, 4), ylabel="token written")
+    assert fig.axes[0].get_ylabel() == "token written"
+
+
 def test_attention_heads_rejects_other_shapes():
     with pytest.raises(ValueError, match=r"batch of 1, \(1, H, L, S\), got shape \(2, 3, 4, 4\)"):
         draw.attention_heads(torch.zeros(2, 3, 4, 4))
