@@ -4,6 +4,9 @@
 // English in its HTML; `labels` puts them in the edition's language. `limits` holds the
 // refusals and warnings of limits.mjs: templates whose {name} fields limits.fill() fills.
 
+// An English count's noun: "1 token", "2 tokens".
+const plural = (n, one, many) => (n === 1 ? one : many);
+
 const EN = {
   loading: (got, total) => `Loading the model: ${got} of ${total} MB …`,
   crossCaption: (layer, head) => `Cross-attention, decoder layer ${layer}, head ${head}: ` +
@@ -39,15 +42,17 @@ const EN = {
   // The decoding lab (lab.mjs).
   labWhere: (i, n) => `Step ${i} of ${n}`,
   labWritten: "Written so far:",
-  labGreedyTop: (n) => `The ${n} most likely next tokens, and the one greedy decoding takes:`,
+  labGreedyTop: (n) => `The ${n} most likely next ${plural(n, "token", "tokens")}, and the ` +
+    "one greedy decoding takes:",
   labPiece: "token",
   labProbability: "probability",
   labLogp: "log-probability",
   labChosen: "← taken",
-  labLive: (n) => `The ${n} live hypotheses this step extends, with their scores (the sum of ` +
-    "their tokens' log-probabilities):",
-  labCandidates: (n) => `Their ${n} best extensions, best first, and what the search does ` +
-    "with each:",
+  labLive: (n) => (n === 1 ? "The 1 live hypothesis this step extends, with its score (the " +
+    "sum of its tokens' log-probabilities):" : `The ${n} live hypotheses this step extends, ` +
+    "with their scores (the sum of their tokens' log-probabilities):"),
+  labCandidates: (n) => `${n === 1 ? "Its 1 best extension" : `Their ${n} best extensions`}, ` +
+    "best first, and what the search does with each:",
   labExtends: "extends",
   labPlus: "with the token",
   labHypothesis: "hypothesis",
@@ -173,8 +178,9 @@ const ZH = {
 EN.writer = {
   loading: EN.loading,
   ready: (mb) => `Ready. The first press of Write loads the model and onnxruntime (${mb} MB).`,
-  writing: (n) => `Writing: ${n} tokens so far …`,
-  written: (n, seconds, ended) => `Wrote ${n} tokens in ${seconds} s, in this browser; ` +
+  writing: (n) => `Writing: ${n} ${plural(n, "token", "tokens")} so far …`,
+  written: (n, seconds, ended) => `Wrote ${n} ${plural(n, "token", "tokens")} in ${seconds} s, ` +
+    "in this browser; " +
     (ended ? "the model ended the text (<eos>)." : "it stopped at the limit."),
   stepAfter: (i, before) => `Step ${i}, after: ${before}`,
   // The step view (steps.mjs): the model's distribution beside the one the token comes from.
