@@ -74,3 +74,12 @@ def test_counts_of_one_are_singular_and_the_lab_prints_tiny_probabilities(node):
     assert wrote3.startswith("Wrote 3 tokens in") and tiny == "<0.1 %"
     lab = (ROOT / "_static" / "live" / "lab.mjs").read_text(encoding="utf-8")
     assert "import { percent } from \"./steps.mjs\";" in lab and "const percent" not in lab
+
+
+def test_the_writer_page_states_the_exported_max_len():
+    """The page cannot glue: the positions it states are the exported writer's max_len."""
+    page = (ROOT / "chapters" / "live_writer.md").read_text(encoding="utf-8")
+    max_len = json.loads((ROOT / "_static" / "live" / "writer.json").read_text())["max_len"]
+    stated = re.findall(r"`max_len`, (\d+) positions, one of\s+them `<bos>`, so at most (\d+) ",
+                        page)
+    assert stated == [(str(max_len), str(max_len - 1))]

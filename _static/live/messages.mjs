@@ -198,9 +198,10 @@ EN.writer = {
   taken: "← taken",
   strip: "The kept tokens end to end in id order, the order in which the draw adds them " +
     "up; the token drawn is the one whose slice holds u, the seeded generator's next " +
-    "number:",
+    "number. The tokens of the table above are dark blue (the one drawn orange), the " +
+    "others pale blue; a token is named where its slice has room:",
   slice: (token, words) => `${token}: ${words}`,
-  around: "The slices next to u's, in id order:",
+  around: "The slices next to u's, in id order, with their probabilities:",
   where: (i, n) => `Step ${i} of ${n}`,
   pieceTitle: (i, id) => `step ${i}: token ${id}`,
   failed: (message) => `The writer failed: ${message}`,
@@ -244,9 +245,10 @@ ZH.writer = {
   drawn: "← 抽中",
   taken: "← 选中",
   strip: "留下的词元按编号顺序首尾相接，也就是抽取累加它们的顺序；抽中的词元就是其区间包含 u " +
-    "的那一个，u 是带种子的生成器给出的下一个数：",
+    "的那一个，u 是带种子的生成器给出的下一个数。上表中的词元为深蓝色（抽中的为橙色），" +
+    "其余为浅蓝色；区间够宽时才标出词元：",
   slice: (token, words) => `${token}：${words}`,
-  around: "u 所在区间两旁的区间，按编号顺序：",
+  around: "u 所在区间两旁的区间及其概率，按编号顺序：",
   where: (i, n) => `第 ${i} 步，共 ${n} 步`,
   pieceTitle: (i, id) => `第 ${i} 步：词元 ${id}`,
   failed: (message) => `续写出错：${message}`,
