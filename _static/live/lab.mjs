@@ -6,6 +6,9 @@
 // its score divided by the length penalty) or dropped. Previous / next buttons and a
 // slider move between steps; ← and → do it from the buttons too.
 
+// The writer's percent (generate.percent): "<0.1 %" for a tiny non-zero probability.
+import { percent } from "./steps.mjs";
+
 function node(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -15,7 +18,6 @@ function node(tag, attrs = {}, ...children) {
   return el;
 }
 
-const percent = (logp) => `${(100 * Math.exp(logp)).toFixed(1)} %`;
 
 export class Lab {
   // box: the lab's element (#lt-lab); pieces(ids) -> the tokens as shown; say: messages.mjs.
@@ -65,7 +67,8 @@ export class Lab {
     const { say } = this, prefix = this.result.tokens.slice(0, this.at);
     const rows = step.top.map(([id, logp]) => node("tr",
       { class: id === step.chosen ? "lt-chosen" : "", "data-id": id },
-      node("td", {}, node("code", {}, this.pieces([id])[0])), node("td", {}, percent(logp)),
+      node("td", {}, node("code", {}, this.pieces([id])[0])),
+      node("td", {}, percent(Math.exp(logp))),
       node("td", {}, logp.toFixed(3)), node("td", {}, id === step.chosen ? say.labChosen : "")));
     return [node("p", {}, say.labWritten, " ", node("code", {}, this.pieces(prefix).join(" "))),
             node("p", {}, say.labGreedyTop(step.top.length)),

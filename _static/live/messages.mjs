@@ -4,6 +4,9 @@
 // English in its HTML; `labels` puts them in the edition's language. `limits` holds the
 // refusals and warnings of limits.mjs: templates whose {name} fields limits.fill() fills.
 
+// An English count's noun: "1 token", "2 tokens".
+const plural = (n, one, many) => (n === 1 ? one : many);
+
 const EN = {
   loading: (got, total) => `Loading the model: ${got} of ${total} MB …`,
   crossCaption: (layer, head) => `Cross-attention, decoder layer ${layer}, head ${head}: ` +
@@ -39,15 +42,17 @@ const EN = {
   // The decoding lab (lab.mjs).
   labWhere: (i, n) => `Step ${i} of ${n}`,
   labWritten: "Written so far:",
-  labGreedyTop: (n) => `The ${n} most likely next tokens, and the one greedy decoding takes:`,
+  labGreedyTop: (n) => `The ${n} most likely next ${plural(n, "token", "tokens")}, and the ` +
+    "one greedy decoding takes:",
   labPiece: "token",
   labProbability: "probability",
   labLogp: "log-probability",
   labChosen: "← taken",
-  labLive: (n) => `The ${n} live hypotheses this step extends, with their scores (the sum of ` +
-    "their tokens' log-probabilities):",
-  labCandidates: (n) => `Their ${n} best extensions, best first, and what the search does ` +
-    "with each:",
+  labLive: (n) => (n === 1 ? "The 1 live hypothesis this step extends, with its score (the " +
+    "sum of its tokens' log-probabilities):" : `The ${n} live hypotheses this step extends, ` +
+    "with their scores (the sum of their tokens' log-probabilities):"),
+  labCandidates: (n) => `${n === 1 ? "Its 1 best extension" : `Their ${n} best extensions`}, ` +
+    "best first, and what the search does with each:",
   labExtends: "extends",
   labPlus: "with the token",
   labHypothesis: "hypothesis",
@@ -173,8 +178,9 @@ const ZH = {
 EN.writer = {
   loading: EN.loading,
   ready: (mb) => `Ready. The first press of Write loads the model and onnxruntime (${mb} MB).`,
-  writing: (n) => `Writing: ${n} tokens so far …`,
-  written: (n, seconds, ended) => `Wrote ${n} tokens in ${seconds} s, in this browser; ` +
+  writing: (n) => `Writing: ${n} ${plural(n, "token", "tokens")} so far …`,
+  written: (n, seconds, ended) => `Wrote ${n} ${plural(n, "token", "tokens")} in ${seconds} s, ` +
+    "in this browser; " +
     (ended ? "the model ended the text (<eos>)." : "it stopped at the limit."),
   stepAfter: (i, before) => `Step ${i}, after: ${before}`,
   // The step view (steps.mjs): the model's distribution beside the one the token comes from.
@@ -192,9 +198,10 @@ EN.writer = {
   taken: "← taken",
   strip: "The kept tokens end to end in id order, the order in which the draw adds them " +
     "up; the token drawn is the one whose slice holds u, the seeded generator's next " +
-    "number:",
+    "number. The tokens of the table above are dark blue (the one drawn orange), the " +
+    "others pale blue; a token is named where its slice has room:",
   slice: (token, words) => `${token}: ${words}`,
-  around: "The slices next to u's, in id order:",
+  around: "The slices next to u's, in id order, with their probabilities:",
   where: (i, n) => `Step ${i} of ${n}`,
   pieceTitle: (i, id) => `step ${i}: token ${id}`,
   failed: (message) => `The writer failed: ${message}`,
@@ -238,9 +245,10 @@ ZH.writer = {
   drawn: "← 抽中",
   taken: "← 选中",
   strip: "留下的词元按编号顺序首尾相接，也就是抽取累加它们的顺序；抽中的词元就是其区间包含 u " +
-    "的那一个，u 是带种子的生成器给出的下一个数：",
+    "的那一个，u 是带种子的生成器给出的下一个数。上表中的词元为深蓝色（抽中的为橙色），" +
+    "其余为浅蓝色；区间够宽时才标出词元：",
   slice: (token, words) => `${token}：${words}`,
-  around: "u 所在区间两旁的区间，按编号顺序：",
+  around: "u 所在区间两旁的区间及其概率，按编号顺序：",
   where: (i, n) => `第 ${i} 步，共 ${n} 步`,
   pieceTitle: (i, id) => `第 ${i} 步：词元 ${id}`,
   failed: (message) => `续写出错：${message}`,

@@ -110,6 +110,7 @@ function strip(r, { pieces, t, shownIds }) {
     if (id === r.chosen) tr.className = "lw-chosen";
     tr.insertCell().append(el("span", "lw-piece", pieces([id])[0]));
     tr.insertCell().textContent = `[${a.toFixed(d)}, ${b.toFixed(d)})`;
+    tr.insertCell().textContent = percent(r.probs[id]); // a slice too thin for d decimals
     tr.insertCell().textContent = id === r.chosen ? `← u = ${r.u.toFixed(d)}` : "";
   }
   const box = el("div", "lw-strip-box");

@@ -88,6 +88,7 @@ const GPT2_SPLIT = new RegExp(
 const UTF8 = new TextEncoder();
 // Rust String::from_utf8_lossy: a broken byte sequence becomes U+FFFD.
 const UTF8_LOSSY = new TextDecoder("utf-8", {fatal: false, ignoreBOM: true});
+const UTF8_STRICT = new TextDecoder("utf-8", {fatal: true, ignoreBOM: true});
 
 // ------------------------------------------------------------------ the tokenizer
 
@@ -251,12 +252,7 @@ export class Tokenizer {
     for (const id of ids) {
       const token = this.idToToken.get(id);
       if (token === undefined || this.special.has(id)) continue;
-      const chars = Array.from(token);
-      if (chars.every((c) => CHAR_BYTE.has(c))) {
-        for (const c of chars) bytes.push(CHAR_BYTE.get(c));
-      } else {
-        bytes.push(...UTF8.encode(token));
-      }
+      bytes.push(...tokenBytes(token));
     }
     return UTF8_LOSSY.decode(new Uint8Array(bytes));
   }
@@ -273,13 +269,34 @@ export class Tokenizer {
   }
 
   /** illustrated.translator.inference.pieces: each token's text, for showing — the special's name
-   *  for ids 0 to 3, else the token decoded alone with "▁" for each space. */
+   *  for ids 0 to 3, else the token decoded alone with "▁" for each space; a token whose bytes
+   *  are not whole UTF-8 (part of a character never learned, such as an emoji) by its bytes,
+   *  "<F0>" for the byte F0 (inference._shown). */
   pieces(ids) {
     return toInts(ids).map((i) => {
       if (i < 0) throw new RangeError(`token ids must be >= 0, got ${i}`);
-      return i < 4 ? SPECIALS[i] : this.decodeIds([i]).replaceAll(" ", "\u2581");
+      if (i < 4) return SPECIALS[i];
+      const token = this.idToToken.get(i);
+      if (token === undefined || !Array.from(token).every((c) => CHAR_BYTE.has(c))) {
+        return this.decodeIds([i]).replaceAll(" ", "\u2581");
+      }
+      const bytes = tokenBytes(token);
+      try {
+        return UTF8_STRICT.decode(new Uint8Array(bytes)).replaceAll(" ", "\u2581");
+      } catch {
+        return bytes.map((b) => (b === 0x20 ? "\u2581"
+          : `<${b.toString(16).toUpperCase().padStart(2, "0")}>`)).join("");
+      }
     });
   }
+}
+
+/** A token's bytes: its characters through the byte table, or (a character outside the
+ *  table) the token's own UTF-8, as Rust's ByteLevel decoder does. */
+function tokenBytes(token) {
+  const chars = Array.from(token);
+  return chars.every((c) => CHAR_BYTE.has(c)) ? chars.map((c) => CHAR_BYTE.get(c))
+    : [...UTF8.encode(token)];
 }
 
 /** Python's int(i) for each id, for numbers and BigInts; anything else throws. */

@@ -116,9 +116,35 @@ def attention_table(model, tok, french: str, english: str) -> str:
     return "\n".join(lines)
 
 
+def _byte_of() -> dict[str, int]:
+    """GPT-2's bytes_to_unicode, inverted: the printable character that stands for each of the
+    256 bytes in a byte-level token (! to ~, ¡ to ¬ and ® to ÿ for themselves, the others, in
+    order, as U+0100, U+0101, ...; space is ``Ġ``) back to its byte."""
+    keep = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    rest = [b for b in range(256) if b not in keep]
+    return {**{chr(b): b for b in keep}, **{chr(256 + n): b for n, b in enumerate(rest)}}
+
+
+_BYTE_OF = _byte_of()
+
+
+def _shown(tokenizer, i: int) -> str:
+    """One token as the book shows it: its text with ``▁`` for a space; a token whose bytes are
+    not whole UTF-8 (a piece of a character the tokenizer never learned, such as an emoji) by
+    its bytes, ``<F0>`` for the byte F0."""
+    token = tokenizer.tok.id_to_token(i)
+    if token is None or any(c not in _BYTE_OF for c in token):
+        return tokenizer.tok.decode([i]).replace(" ", "▁")
+    raw = bytes(_BYTE_OF[c] for c in token)
+    try:
+        return raw.decode("utf-8").replace(" ", "▁")
+    except UnicodeDecodeError:
+        return "".join("▁" if b == 0x20 else f"<{b:02X}>" for b in raw)
+
+
 def pieces(tokenizer, ids) -> list[str]:
     """The tokens of ``ids`` as the book displays them: the text of each token, ``▁`` for a
     leading space (the tokenizer stores it as GPT-2's byte-level ``Ġ``), special tokens by
-    name."""
+    name, and a token that is only part of a character by its bytes (``<F0>``)."""
     names = ["<pad>", "<bos>", "<eos>", "<unk>"]
-    return [names[i] if i < 4 else tokenizer.tok.decode([i]).replace(" ", "▁") for i in ids]
+    return [names[i] if i < 4 else _shown(tokenizer, i) for i in ids]

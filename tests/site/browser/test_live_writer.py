@@ -471,6 +471,10 @@ def test_u_falls_in_the_drawn_tokens_slice_on_the_strip(english, refs, screensho
     assert start <= step["u"] < end and float(got["u"]) == step["u"]
     assert shown["strip"] == 1 and abs(shown["chosenLeft"] - 100 * start) < 1e-3  # CSS rounds
     assert abs(shown["uLeft"] - 100 * step["u"]) < 1e-3
+    # each slice next to u's comes with its probability, "<0.1 %" for one too thin to show
+    around = tab.evaluate("[...document.querySelectorAll('.lw-around tr')].map(tr => "
+                          "[...tr.cells].map(c => c.textContent))")
+    assert around and all(re.fullmatch(r"<0\.1 %|\d+\.\d %", row[2]) for row in around), around
 
 
 def test_each_columns_bars_are_scaled_to_its_largest(english, refs):
