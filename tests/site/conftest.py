@@ -37,13 +37,9 @@ def site(pytestconfig) -> Path:
 def pytest_generate_tests(metafunc):
     editions = {"page": lambda p: True, "en_page": lambda p: not p.startswith(built.ZH),
                 "zh_page": lambda p: p.startswith(built.ZH)}
-    # A module may take one edition's pages only (EDITION = "en" or "zh"): the browser's
-    # page rules run as two modules, which pytest-xdist (--dist loadscope) gives two workers.
-    edition = getattr(metafunc.module, "EDITION", None)
     for name, keep in editions.items():
         if name in metafunc.fixturenames:
-            pages = [p for p in built.html_pages(site_of(metafunc.config)) if keep(p)
-                     and (edition is None or p.startswith(built.ZH) == (edition == "zh"))]
+            pages = [p for p in built.html_pages(site_of(metafunc.config)) if keep(p)]
             metafunc.parametrize(name, pages)
 
 

@@ -11,10 +11,6 @@ import pytest
 
 from tests.site.browser import fit, rules, tabs
 
-# The English edition's pages; test_pages_zh.py runs the same tests on the Chinese edition's,
-# a module of its own so that another worker takes it (the two took 93 s in one process).
-EDITION = "en"
-
 
 def _look(tab, origin: str, name: str, shots, full: bool) -> dict[str, list[str]]:
     watched = tabs.Watched(tab, origin)  # from the first request of this page
