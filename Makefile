@@ -102,7 +102,7 @@ book: $(STAMP)
 # build (book-check: two Sphinx processes, 1.3 of 2 cores on average) runs beside the unit
 # tests, which take the cores it leaves; its output is shown when both have ended.
 test: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
-	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit+book-check nbval nbval-avx2 browser-check+nbval-portable
+	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit+book-check nbval nbval-avx2 nbval-portable browser-check
 
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
 unit: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
