@@ -28,9 +28,12 @@ CHECK_HTML := _build/check/html
 
 # nbval: every chapter's (and appendix notebook's) committed outputs must come out again (--dist loadscope keeps
 # each notebook in one worker, in order). --durations lists the slowest cells, to watch
-# make test's time (CI: under 12 minutes, install included) as the book grows.
-# -p tests.nbval_kernel: a kernel that dies on start-up (two workers' kernels racing for a
-# port) is started again, up to three times; no cell has run then (tests/nbval_kernel.py).
+# make test's time (CI: under 10 minutes, install included) as the book grows.
+# -p tests.nbval_kernel: each notebook's kernel is forked from a process of the worker's
+# that has imported torch once (tests/kernel_fork.py: 2.2 s of CPU a kernel before, 0.2 s
+# now; the three stages side by side took 229 s with fresh kernels, 183 s forked; a fresh
+# kernel each with KERNEL_FORK=0), and a kernel that dies on start-up (two workers'
+# kernels racing for a port) is started again, up to three times; no cell has run then.
 NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q --durations=5 --dist loadscope -p no:randomly -p tests.nbval_kernel \
 	--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg chapters appendix
 # The first path runs its kernels on torch's default threads (one per core), two workers:
@@ -38,9 +41,11 @@ NBVAL := MPLBACKEND=Agg $(PY) -m pytest -q --durations=5 --dist loadscope -p no:
 # workers of two spinning threads starved each other (measured on 2 cores: nbval 257 s
 # with two workers, 177 s with one); told to sleep instead (PASSIVE, no change to any
 # result: the same threads split the same work), two workers took 99 s. The unit tests
-# (two workers) likewise: 134 s spinning, 84 s passive. The portable path has one thread
-# per kernel: JOBS workers.
-NATIVE_JOBS ?= 2
+# (two workers) likewise: 134 s spinning, 84 s passive. The other paths have one thread
+# per kernel. Each stage alone: NBVAL_JOBS workers. make test runs the three side by side,
+# one worker each: on 2 cores, 3 min 03 s (with fresh kernels 3 min 49 s side by side, and
+# 4 min 18 s one after the other, two workers each).
+NBVAL_JOBS ?= 2
 PASSIVE := OMP_WAIT_POLICY=PASSIVE
 # Two more CPU paths for nbval, so that the outputs are checked on the three kernel paths
 # a reader's CPU may take: AVX2 kernels (most laptops; this CPU's AVX-512 ones gave other
@@ -100,9 +105,11 @@ book: $(STAMP)
 # Every stage runs and reports, even after one has failed; scripts/run_tests.py ends with
 # one line per stage and a verdict, and exits non-zero if any stage failed. The strict
 # build (book-check: two Sphinx processes, 1.3 of 2 cores on average) runs beside the unit
-# tests, which take the cores it leaves; its output is shown when both have ended.
+# tests, which take the cores it leaves; its output is shown when both have ended. The
+# three nbval stages run side by side too, one worker each (NBVAL_JOBS above).
 test: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
-	@MAKE="$(MAKE)" $(PY) scripts/run_tests.py unit+book-check nbval nbval-avx2 nbval-portable browser-check
+	@MAKE="$(MAKE)" NBVAL_JOBS=1 $(PY) scripts/run_tests.py unit+book-check \
+	  nbval+nbval-avx2+nbval-portable browser-check
 
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
 unit: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
@@ -115,15 +122,15 @@ unit: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
 # Chinese pages' tests. Drawing them again here took 17 s of the 96 s this stage took.
 nbval: $(STAMP) $(NO_GRAMMAR)
 	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
-	@$(PASSIVE) ILLUSTRATED_EDITIONS=en $(NBVAL) -n $(NATIVE_JOBS)
+	@$(PASSIVE) ILLUSTRATED_EDITIONS=en $(NBVAL) -n $(NBVAL_JOBS)
 
 nbval-avx2: $(STAMP) $(NO_GRAMMAR)
 	@echo "== Notebooks under nbval again: torch on $$($(AVX2) $(TORCH_PATH)) =="
-	@$(AVX2) $(NBVAL) -n $(JOBS)
+	@$(AVX2) $(NBVAL) -n $(NBVAL_JOBS)
 
 nbval-portable: $(STAMP) $(NO_GRAMMAR)
 	@echo "== Notebooks under nbval again: torch on $$($(PORTABLE) $(TORCH_PATH)) =="
-	@$(PORTABLE) $(NBVAL) -n $(JOBS)
+	@$(PORTABLE) $(NBVAL) -n $(NBVAL_JOBS)
 
 # pytest for the tests of the built site (tests/site), without the plugins they do not use:
 # each pytest process imported nbval's nbformat, whose jsonschema builds a grammar at import

@@ -1,4 +1,6 @@
-"""A pytest plugin for the nbval stages (the Makefile's ``-p tests.nbval_kernel``): a kernel
+"""A pytest plugin for the nbval stages (the Makefile's ``-p tests.nbval_kernel``): each
+notebook's kernel is forked from a process that has imported torch already
+(tests/kernel_fork.py; ``KERNEL_FORK=0`` starts every kernel afresh instead), and a kernel
 that dies before it answers is started again, up to three times.
 
 Two nbval workers start kernels at the same moment. jupyter_client picks each kernel's five
@@ -10,12 +12,45 @@ alone). No cell has run at that point, so starting the kernel again changes no r
 """
 from __future__ import annotations
 
+import atexit
 import functools
+import os
+import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import nbval.kernel
 
 TRIES = 3
+FORK = Path(__file__).with_name("kernel_fork.py")
+
+
+@functools.cache
+def zygote() -> str:
+    """The socket of this process's zygote (tests/kernel_fork.py), started on first use with
+    the environment jupyter_client gives this process's kernels (its own, and
+    ``JPY_PARENT_PID``, the manager's process), and stopped when the process ends."""
+    path = Path(tempfile.mkdtemp(prefix="kernel-fork-")) / "zygote"
+    env = {**os.environ, "JPY_PARENT_PID": str(os.getpid())}
+    proc = subprocess.Popen([sys.executable, str(FORK), "zygote", str(path)],
+                            stdout=subprocess.PIPE, text=True, env=env)
+    atexit.register(lambda: (proc.terminate(), proc.wait()))
+    if proc.stdout.readline().strip() != "ready":
+        raise RuntimeError(f"the kernel zygote did not start (exit {proc.wait()})")
+    return str(path)
+
+
+class ForkedKernelSpecs(nbval.kernel.NbvalKernelspecManager):
+    """nbval's kernel of the current environment, started by tests/kernel_fork.py's client:
+    its argv is the client's, with ipykernel's own arguments (``-f <connection file>``)."""
+
+    def get_kernel_spec(self, kernel_name):
+        spec = super().get_kernel_spec(kernel_name)
+        if kernel_name == nbval.kernel.CURRENT_ENV_KERNEL_NAME:
+            ipykernel_args = spec.argv[spec.argv.index("-f"):]
+            spec.argv = [sys.executable, str(FORK), "client", zygote(), *ipykernel_args]
+        return spec
 
 
 def retrying(start):
@@ -37,4 +72,6 @@ def retrying(start):
 
 
 def pytest_configure(config):
+    if os.environ.get("KERNEL_FORK", "1") != "0":
+        nbval.kernel.NbvalKernelspecManager = ForkedKernelSpecs  # what start_new_kernel uses
     nbval.kernel.start_new_kernel = retrying(nbval.kernel.start_new_kernel)
