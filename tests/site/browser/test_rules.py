@@ -25,7 +25,8 @@ def test_tofu_and_slant_find_what_they_must(context, own_pages):
     """The English pages' switch link drew "□□本页的中文版" (the web font lacked 阅 and 读) and
     the rule passed it: the browser draws a missing CJK character with the web font's own
     box, unlike the U+0378 it was compared with. A page with a web font that has 本 but not
-    阅 or 搜, in text and in a search box's placeholder: TOFU_JS names exactly those."""
+    阅, 搜 or 读, in text, in a search box's placeholder and in a solution: TOFU_JS names
+    exactly those, the last as in an opened solution."""
     from fontTools import subset
 
     folder, url = own_pages
@@ -44,14 +45,16 @@ def test_tofu_and_slant_find_what_they_must(context, own_pages):
         ' unicode-range: U+2E80-9FFF, U+F900-FAFF, U+FF00-FFEF; font-display: block; }'
         'body, input { font-family: "WQY Web", sans-serif; }</style></head><body>'
         '<p><a href="#" lang="zh-CN">阅本</a></p><input placeholder="搜本">'
-        '<p><em>本</em> <em style="font-style: normal">本本</em> <em>it</em></p></body></html>',
+        '<p><em>本</em> <em style="font-style: normal">本本</em> <em>it</em></p>'
+        '<div class="solution"><p>读</p></div></body></html>',
         encoding="utf-8")
     tab = context.new_page()
     tab.goto(f"{url}/index.html", wait_until="load")
     tab.evaluate("document.fonts.ready")
     tofu = rules.tofu(tab)
     slanted = rules.inspect(tab)["slanted"]
-    assert sorted(t[0] for t in tofu) == ["搜", "阅"], tofu
+    assert sorted(t[0] for t in tofu) == ["搜", "读", "阅"], tofu
+    assert [t[0] for t in tofu if "(in an opened solution)" in t] == ["读"], tofu
     assert slanted == ["本"]  # the italic Chinese, not the upright one nor Latin italics
     assert any("placeholder" in t for t in tofu if t[0] == "搜")
 

@@ -7,7 +7,8 @@
 // pages' switch link) drew a different box and passed. Also each run of CJK text laid out
 // narrower or wider than its font draws it (laid out before the web font arrived).
 // Argument: a CSS selector to look within only (null: the whole page). Returns one line
-// per character drawn as a box or run laid out without its font.
+// per character drawn as a box or run laid out without its font; a line about text inside
+// a solution (opened by then: the page rule reads solutions opened) says so.
 async (within) => {
   const cjk = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/g;
   const cjkRun = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+/g;
@@ -16,6 +17,7 @@ async (within) => {
   const draw = (font, ch) => { ctx.clearRect(0, 0, 64, 64); ctx.font = font;
     ctx.fillText(ch, 4, 48); return ctx.getImageData(0, 0, 64, 64).data.join(','); };
   const seen = new Set(), boxes = {}, tofu = [];
+  const inSolution = el => el.closest('.solution') ? ' (in an opened solution)' : '';
   const missing = async (text, s, where) => {
     const chars = text.match(cjk); if (!chars) return;
     const font = `${s.fontStyle} ${s.fontWeight} 40px ${s.fontFamily}`;
@@ -37,7 +39,9 @@ async (within) => {
           || node.parentElement.closest('mjx-assistive-mml')
           || !node.parentElement.getClientRects().length) continue;
       const s = getComputedStyle(node.parentElement);
-      await missing(node.textContent, s, ` of "${node.textContent.trim().slice(0, 40)}"`);
+      const where = inSolution(node.parentElement);
+      await missing(node.textContent, s,
+                    ` of "${node.textContent.trim().slice(0, 40)}"${where}`);
       // The layout: each run of CJK characters as wide on the page as the font draws it.
       ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
       for (const run of node.textContent.matchAll(cjkRun)) {
@@ -53,16 +57,18 @@ async (within) => {
         const loose = s.textAlign.startsWith('justify') || s.letterSpacing !== 'normal';
         if (laid < 0.95 * drawn - 0.5 || (!loose && laid > 1.05 * drawn + 0.5))
           tofu.push(`${run[0]} laid out ${laid.toFixed(1)} px wide, its font draws it ` +
-                    `${drawn.toFixed(1)} px (laid out without the web font) in ${s.fontFamily}`);
+                    `${drawn.toFixed(1)} px (laid out without the web font) in ` +
+                    `${s.fontFamily}${where}`);
       }
     }
     // Words drawn from attributes: a search box's placeholder, a copy button's tooltip.
     for (const el of root.querySelectorAll('[placeholder]'))
       if (el.getClientRects().length) await missing(el.placeholder,
-        getComputedStyle(el, '::placeholder'), ` (placeholder of <${el.localName}>)`);
+        getComputedStyle(el, '::placeholder'),
+        ` (placeholder of <${el.localName}>)${inSolution(el)}`);
     for (const el of root.querySelectorAll('[data-tooltip]'))
       await missing(el.dataset.tooltip, getComputedStyle(el, '::after'),
-                    ` (tooltip of <${el.localName}>)`);
+                    ` (tooltip of <${el.localName}>)${inSolution(el)}`);
   }
   return tofu;
 }
