@@ -29,6 +29,14 @@ def pytest_ignore_collect(collection_path, config):
 os.environ.setdefault("ILLUSTRATED_EDITIONS", "en,zh_CN")
 
 
+def pytest_collection_modifyitems(items):
+    """The tests marked ``long`` (ten seconds or more each, most of them starting processes
+    that import torch) first, the rest in their order: ``make unit``'s two workers take
+    tests from the front of the list, and one of these taken last kept one worker busy
+    alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable
+
+
 @pytest.fixture(scope="session")
 def node():
     """Node.js, which runs the live page's JavaScript for tests/test_live_*.py

@@ -191,6 +191,7 @@ def undeclared_imports(package: Path, meta: str) -> list[str]:
     return problems
 
 
+@pytest.mark.long
 @pytest.mark.skipif(not shutil.which("git") or not (ROOT / ".git").exists(),
                     reason="needs a git clone (the wheel is built from its tracked files)")
 def test_the_wheel_installs_where_only_its_dependencies_are_and_its_commands_work(tmp_path):

@@ -51,6 +51,7 @@ def look(specs, cwd) -> dict:
         km.shutdown_kernel()
 
 
+@pytest.mark.long
 def test_a_forked_kernel_sees_what_a_fresh_one_sees(tmp_path, monkeypatch):
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")  # another path than this machine's
     monkeypatch.setenv("OMP_NUM_THREADS", "1")

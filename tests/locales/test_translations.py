@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 import translations
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
@@ -133,6 +135,7 @@ def test_terminology_has_an_entry_for_every_glossary_term():
     assert said == wanted, sorted(set(said.items()) ^ set(wanted.items()))
 
 
+@pytest.mark.long
 def test_catalogues_translate_every_message_of_the_current_english(tmp_path):
     """Extracts the messages of the current English (Sphinx's gettext builder, ~15 s) and
     wants every one translated and not fuzzy: an English edit fails here until

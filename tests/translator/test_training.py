@@ -191,6 +191,7 @@ def test_resume_after_interrupt_gives_the_same_model(data, tmp_path):
                    progress=False)
 
 
+@pytest.mark.long
 def test_two_ddp_processes_equal_one_process(tmp_path):
     """torchrun, 2 CPU processes (gloo), each half of every global batch: the same weights
     as one process on the whole batch (no dropout, so no random stream differs)."""
@@ -302,6 +303,7 @@ def deep_loss(data, **recipe):
     return sum(log.loss[:10]) / 10, sum(log.loss[-10:]) / 10
 
 
+@pytest.mark.long
 def test_a_deeper_model_keeps_learning_with_the_base_recipe(data):
     base = PRESETS["base"]
     first, last = deep_loss(data, norm_first=base.norm_first, clip=base.clip)
