@@ -39,21 +39,25 @@ NUMBERS = re.compile(r"\s*((?:00[0-4](?:'s)?(?:\s*,\s*|\s+and\s+|\s+or\s+)?)+)(?
 
 
 def parse_glossary(text: str) -> dict[str, list[str]]:
-    """Map each term of the one ``{glossary}`` block to its definition lines (dedented)."""
+    """Map each term of the one ``{glossary}`` block to its definition lines (dedented).
+    Terms on consecutive lines ("validation set", then "development set") name one entry:
+    they share one list of lines."""
     blocks = BLOCK.findall(text)
     assert len(blocks) == 1, f"expected one {{glossary}} block, found {len(blocks)}"
     entries: dict[str, list[str]] = {}
-    term = None
+    term, previous = None, None
     for line in blocks[0].splitlines():
         if not line.strip() or line.startswith(":"):
+            previous = None
             continue  # blank lines and the directive's options
         if line[0].isspace():
             assert term is not None, f"definition line before any term: {line!r}"
             entries[term].append(line.strip())
         else:
-            term = line.strip()
+            alias_of, term = previous, line.strip()
             assert term.lower() not in {t.lower() for t in entries}, f"duplicate term {term!r}"
-            entries[term] = []
+            entries[term] = entries[alias_of] if alias_of is not None else []
+        previous = term if not line[0].isspace() else None
     return entries
 
 
@@ -76,7 +80,9 @@ def missing_and_unknown(entries: dict[str, list[str]], chapters: dict[str, str])
     """Terms no chapter links to, and (chapter, target) roles naming no term."""
     known = {t.lower() for t in entries}
     used = {t.lower() for text in chapters.values() for t in term_roles(text)}
-    missing = sorted(t for t in entries if t.lower() not in used)
+    # An entry with several terms is linked when any of them is.
+    linked = {id(lines) for t, lines in entries.items() if t.lower() in used}
+    missing = sorted(t for t, lines in entries.items() if id(lines) not in linked)
     unknown = sorted((name, t) for name, text in chapters.items()
                      for t in term_roles(text) if t.lower() not in known)
     return missing, unknown
@@ -128,12 +134,16 @@ def test_term_roles_sit_only_in_markdown_cells():
 def test_the_checks_can_fail():
     entries = parse_glossary(
         "```{glossary}\n:sorted:\n\nquery\n  **中文** 查询 (004)\n\n  Looks. {ref}`x`\n\n"
-        "key\n  no Chinese line\n```\n")
+        "key\n  no Chinese line\n\nvalidation set\ndevelopment set\n  **中文** 验证集\n```\n")
     assert entries == {"query": ["**中文** 查询 (004)", "Looks. {ref}`x`"],
-                       "key": ["no Chinese line"]}
+                       "key": ["no Chinese line"], "validation set": ["**中文** 验证集"],
+                       "development set": ["**中文** 验证集"]}
     missing, unknown = missing_and_unknown(
-        entries, {"c.ipynb": "The {term}`queries <Query>` and a {term}`vlaue`."})
+        entries, {"c.ipynb": "The {term}`queries <Query>` and a {term}`vlaue`.",
+                  "d.ipynb": "The {term}`development set`."})
     assert missing == ["key"] and unknown == [("c.ipynb", "vlaue")]
+    missing, _ = missing_and_unknown(entries, {"c.ipynb": "The {term}`query`."})
+    assert missing == ["development set", "key", "validation set"]
     assert role_target("queries <query>") == "query" and role_target("BLEU") == "BLEU"
 
 
