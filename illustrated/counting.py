@@ -1,9 +1,11 @@
 """Counting a model's size and work: its parameters (chapter 1 onwards) and the
 floating-point operations of a call (chapters 5, 13, 14 and 15).
 
-FLOPs are counted by PyTorch's ``FlopCounterMode``, which sees every matrix product (and
-convolution) the call runs; counts depend on shapes only, so they are the same on every
-machine and can be asserted. The count runs on one thread, the thread count restored
+FLOPs are counted by PyTorch's ``FlopCounterMode``, which has a formula for every matrix
+product (and convolution) and for PyTorch's CUDA attention kernels, but none for the fused
+attention kernel a CPU runs (``need_weights=False``), which it counts as 0. Counts depend
+on shapes only, so for the teaching path they are the same on every machine and can be
+asserted. The count runs on one thread, the thread count restored
 after it: the teaching model itself never changes torch's settings.
 """
 from __future__ import annotations
@@ -38,7 +40,7 @@ def count_flops(fn: Callable, *args, **kwargs) -> int:
     """Floating-point operations of the matrix products (and convolutions) that
     ``fn(*args, **kwargs)`` runs, as ``torch.utils.flop_counter.FlopCounterMode`` counts
     them: **2 per multiply-add**. Counts depend on shapes only, so they are the same on
-    every machine. Introduced in chapter 5 (with :func:`count_flops_by_op`); used in
+    every machine, except for a fused attention kernel (counted on CUDA, 0 on a CPU). Introduced in chapter 5 (with :func:`count_flops_by_op`); used in
     chapters 13, 14 and 15."""
     return _flop_counter(fn, args, kwargs).get_total_flops()
 
