@@ -1,7 +1,10 @@
-"""Label-smoothed loss (the paper's section 5.4), in the Kullback-Leibler form.
+"""Label-smoothed loss (the paper's section 5.4, eps = 0.1), in the Kullback-Leibler form.
 
 The true distribution ``q`` of a position with target ``y`` puts ``1 - eps`` on ``y``,
-``eps / (V - 2)`` on every other class except padding, and 0 on padding. The loss is
+``eps / (V - 2)`` on every other class except padding, and 0 on padding: the Annotated
+Transformer's scheme. (Szegedy et al.'s definition gives every class ``eps / V``, the target
+included; Tensor2Tensor's ``smoothing_cross_entropy`` spreads ``eps / (V - 1)`` over every
+other id, padding included.) The loss is
 ``KL(q || p) = sum_c q_c (log q_c - log p_c)``, averaged over non-padding positions.
 
 Relation to PyTorch, tested: ``KL(q || p) = CE(q, p) - H(q)``, so the loss equals
