@@ -27,9 +27,9 @@ FONTS = {"axis": {"labelFontSize": 12, "titleFontSize": 12},
          "title": {"fontSize": 14, "anchor": "start", "offset": 8}}
 #: Width and height of one panel, in pixels.
 PANEL = (300, 200)
-#: What a reader without JavaScript sees in place of the explorer.
-NOTE = ("An interactive explorer is drawn here when the page runs JavaScript; the figure above "
-        "shows the same experiment.")
+#: What a reader without JavaScript sees in place of the explorer, followed by its alt text
+#: (no figure of the page need show what the explorer shows).
+NOTE = "An interactive explorer is drawn here when the page runs JavaScript. It shows: "
 
 
 class Explorer:
@@ -50,7 +50,7 @@ class Explorer:
             raise TypeError("spec must be a Vega-Lite dict with its data in 'datasets', got "
                             f"{type(spec).__name__}")
         self.spec, self.alt_text = spec, str(alt_text)
-        self.note = tr(NOTE)
+        self.note = tr(NOTE) + self.alt_text
         self.editions: dict[str, Explorer] = {}
 
     @property
@@ -67,10 +67,11 @@ class Explorer:
         """The ``<div>`` the book's site script draws; no script runs from it by itself."""
         kind = self.spec.get("usermeta", {}).get("explorer", {}).get("kind", "chart")
         label = self.alt_text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+        note = self.note.replace("&", "&amp;").replace("<", "&lt;")
         return (f'<div class="vl-explorer" data-explorer="{kind}" role="figure" '
                 f'aria-label="{label}">'
                 f'<script type="application/json">{self.to_json()}</script>'
-                f'<p class="vl-explorer-note">{self.note}</p></div>')
+                f'<p class="vl-explorer-note">{note}</p></div>')
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         """The outputs, and in the metadata of ``text/html`` the HTML of every other edition
