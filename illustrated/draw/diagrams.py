@@ -154,7 +154,7 @@ def _detailed_layers(ax, n, highlight, show_io, source, target):
     DEC_X, y = 6.0, (2.9 if show_io else 2.0)
     enc = draw_layer(ax, 0.0, y, "encoder", ENCODER, ENCODER_LAYER, n, highlight, side=-1)
     dec = draw_layer(ax, DEC_X, y, "decoder", DECODER, DECODER_LAYER, n, highlight, side=1)
-    shifted = " ".join(["<s>"] + target.split()[:-1])  # the decoder reads its output so far
+    shifted = " ".join(["<bos>"] + target.split()[:-1])  # the decoder reads its output so far
     draw_layer_inputs(ax, enc, -1, highlight, show_io and source, tr("input"))
     draw_layer_inputs(ax, dec, 1, highlight, show_io and shifted,
                       tr("output so far (shifted right)"))

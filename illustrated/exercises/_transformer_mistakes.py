@@ -80,7 +80,8 @@ _DEC_ORDER = ("it looks like encoder-decoder attention ran before the masked "
               "self-attention; the order is self-attention, encoder-decoder attention, "
               "feed-forward.")
 _FINAL_NORM = ("it looks like the stack ends with an extra LayerNorm (as "
-               "`nn.TransformerEncoder`'s `norm` does). A post-norm stack needs none: "
+               "`nn.Transformer` sets `encoder.norm` and `decoder.norm`). A post-norm "
+               "stack needs none: "
                "each layer already ends with one. Use `nn.Identity()` there.")
 _NO_FINAL_NORM = ("it looks like the final LayerNorm of the pre-norm stack is missing: "
                   "a pre-norm layer's output is the raw residual sum, so the stack ends "

@@ -47,6 +47,11 @@ def _config(config: ModelConfig | None) -> ModelConfig:
     if config.dropout != 0.0:
         raise ValueError(fill(f"config.dropout must be 0.0 so that train mode can be compared, "
                          f"got {config.dropout}; use dataclasses.replace(config, dropout=0.0)"))
+    if config.share_embeddings:
+        raise ValueError(fill("config.share_embeddings must be False, got True: the reference "
+                         "has three separate matrices (two embeddings and the output layer), "
+                         "which a model holding one shared matrix cannot load; use "
+                         "dataclasses.replace(config, share_embeddings=False)"))
     return config
 
 

@@ -58,7 +58,7 @@ FIGURES = {
 }
 # Words of the data (sentences, tokens) and names that read the same in both editions.
 SAME = {"Transformer", "softmax", "Add & Norm", "Thinking", "Machines", "je suis étudiant",
-        "I am a student", "std 100", "std 1", "<s> I am a", "<bos>", "<eos>"}
+        "I am a student", "std 100", "std 1", "<bos> I am a", "<bos>", "<eos>"}
 ENGLISH = re.compile(r"[A-Za-z]{3,}")
 
 

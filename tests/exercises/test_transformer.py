@@ -398,6 +398,12 @@ def test_check_transformer_refuses_a_bad_config():
         check_transformer(Transformer, {"d_model": 16})
 
 
+def test_check_transformer_refuses_shared_embeddings():
+    shared = ModelConfig.tiny(dropout=0.0, src_vocab=13, tgt_vocab=13, share_embeddings=True)
+    with raises(ValueError, "config.share_embeddings must be False, got True"):
+        check_transformer(Transformer, shared)
+
+
 def test_check_transformer_explains_a_model_that_raises():
     class Raises(Transformer):
         def forward(self, src, tgt, src_mask=None, tgt_mask=None):
