@@ -228,9 +228,9 @@ def beam_tree(levels, title=None) -> Figure:
     counts = {s: sum(n[3] == s for level in levels for n in level) for s in _BEAM_STATES}
     what = (tr("Tree diagram of a beam search: {title}").format(title=title) if title
             else tr("Tree diagram of a beam search"))
-    alt = tr("{what}: {steps} steps from left to right, each box a word and its prefix's "
-             "summed log-probability; {kept} kept, {dropped} dropped, {finished} finished "
-             "hypotheses.").format(what=what, steps=len(levels), **counts)
+    alt = tr("{what}: from left to right the start and {steps} steps, each box a word and its "
+             "prefix's summed log-probability; {kept} kept, {dropped} dropped, {finished} "
+             "finished hypotheses.").format(what=what, steps=len(levels) - 1, **counts)
     top = rows * dy / 2 + (0.8 if title else 0.2)
     return finish_diagram(fig, (-0.2, (len(levels) - 1) * dx + w + 0.2, -rows * dy / 2 - 0.2, top),
                           alt, scale=0.7, max_w=10, max_h=9)

@@ -73,6 +73,7 @@ def test_beam_tree_draws_every_hypothesis_with_its_score():
         assert f"{word}\n{score}" in texts
     assert "A beam" in texts
     assert "3 kept, 2 dropped, 1 finished" in fig.alt_text
+    assert "the start and 2 steps" in fig.alt_text  # 3 columns: <bos>, then 2 steps
 
 
 @pytest.mark.parametrize("levels, message", [

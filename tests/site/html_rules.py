@@ -42,6 +42,9 @@ machine-path No page shows where the book was built: the repository's own absolu
 link         Every link of a page to another page of the site (or to a file in it) leads to
              a page that exists, and a link with a #fragment to an element with that id
              (or an <a name>) on that page.
+struck       No page's article holds an <s> element: the book never strikes text through,
+             and a token such as <s> written bare in markdown becomes one, hiding the token
+             and striking out the text after it. Write the token as inline code (`<s>`).
 licence      Every page's footer says the licence, linking to each: the code's (MIT), the
              text's and figures' (CC BY-SA 4.0), as _config.yml's `html: extra_footer:`
              writes it; on a page of the Chinese edition, in Chinese (scripts/editions.py,
@@ -276,6 +279,17 @@ def broken_links(page: str, doc, site: Path, anchors_of) -> list[str]:
         elif fragment and path.endswith(".html") and fragment not in anchors_of(path):
             found.append(f"{href} -> {path} has no anchor #{fragment}")
     return found
+
+
+# ---------------------------------------------------------------- struck
+def struck_text(doc) -> list[str]:
+    """<s> elements of the page's article, each with the text it strikes through."""
+    found = []
+    for el in doc.xpath("//article//s"):
+        text = words(el)
+        found.append(f"<s> strikes through \"{text[:50]}{'…' if len(text) > 50 else ''}\": "
+                     "a token such as <s> written bare in markdown? Write it as inline code")
+    return first_lines(found)
 
 
 # ---------------------------------------------------------------- licence

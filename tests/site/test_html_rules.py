@@ -314,6 +314,17 @@ def test_anchors_are_ids_and_names():
         "a", "b", "c"}
 
 
+# ---------------------------------------------------------------- struck
+def test_struck_rule_finds_a_bare_token_read_as_a_tag():
+    bare = rules.parse(page("<article><p>it is fed “<s> I am a” and must predict</p></article>"))
+    [found] = rules.struck_text(bare)
+    assert found.startswith("<s> strikes through") and "I am a” and must predict" in found
+    code = ('<article><p>it is fed “<code class="docutils literal notranslate"><span class="pre">'
+            "&lt;s&gt;</span></code> I am a”</p></article>")
+    assert rules.struck_text(rules.parse(page(code))) == []
+    assert rules.struck_text(doc("<nav><s>outside the article</s></nav>")) == []
+
+
 # ---------------------------------------------------------------- licence
 def footer(text: str) -> str:
     """The theme's footer with the extra_footer _config.yml sets."""

@@ -63,6 +63,10 @@ def test_internal_links_lead_to_a_page_and_its_anchor(site, page):
     none(rules.broken_links(page, built.parsed(site, page), site, anchors_of))
 
 
+def test_no_text_is_struck_through(site, page):
+    none(rules.struck_text(built.parsed(site, page)))
+
+
 def test_footer_says_the_licence(site, page):
     none(rules.licence_footer(page, built.parsed(site, page)))
 
