@@ -17,9 +17,11 @@ Two editions from one call: every word a figure draws (titles, axis labels, lege
 text, and the words a caller passes in) goes through ``illustrated.draw.words.tr``, and a
 figure shown in a notebook also stores its Chinese rendering, drawn again from the same call
 inside ``in_edition("zh_CN")``, in the output's metadata
-(``{"zh_CN": {"png", "alt", "untranslated"}}``); the Chinese pages show it. New figure words
-go into ``illustrated/draw/locale/zh_CN/draw.po``; a figure drawn into a caller's ``ax=``
-has English only.
+(``{"zh_CN": {"png", "alt", "untranslated"}}``); the Chinese pages show it. Labels a caller
+passes are data (tokens, numbers), drawn as they are, unless marked as the book's words with
+``book_words``. Tables work the same way (``table``). New figure and table words go into
+``illustrated/draw/locale/zh_CN/draw.po``; a figure drawn into a caller's ``ax=`` has English
+only.
 
 One module per kind of figure; import the functions from here
 (``from illustrated import draw``, or ``from illustrated.draw import attention_heatmap``):
@@ -34,7 +36,9 @@ module              figures
 ``diagrams``        ``black_box``, ``stack_diagram``, ``beam_tree``, ``position_flow``
                     (and the names of ``PARTS``)
 ``encodings``       ``encoding_heatmap``, ``encoding_waves``
+``table``           ``table``: a pandas table in the edition's words
 ``palette``         the colour constants
+``words``           ``book_words``: labels that are the book's words (translated), not data
 ``figure``          no figures: what the modules above share (the figure Jupyter
                     shows, input checks, alt sentences, the two editions)
 ``shapes``          no figures: the boxes and arrows the diagrams are drawn with,
@@ -49,7 +53,9 @@ from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERG
                       ENCODER, FEED_FORWARD, INK, KEY, MUTED, OUTPUT, PAPER, POSITIONAL, QUERY,
                       SEQUENTIAL, SERIES, VALUE)
 from .plots import bar_values, histograms, line_plot
+from .table import table
 from .tensors import matmul_figure, self_attention_table, tensor_cells
+from .words import book_words
 
 # In the order of the former single module, which the API page follows (bysource).
 __all__ = [
@@ -70,4 +76,6 @@ __all__ = [
     "black_box", "stack_diagram", "beam_tree", "position_flow", "decoder_only_figure",
     # position tables
     "encoding_heatmap", "encoding_waves",
+    # the book's words among a figure's labels, and tables in the edition's words
+    "book_words", "table",
 ]

@@ -27,7 +27,7 @@ from matplotlib.text import Text
 
 from ..checks import check_tensor
 from .palette import INK
-from .words import carried_editions, edition, in_edition, lookup, tr
+from .words import BookWord, carried_editions, edition, in_edition, tr
 
 _FONT_FILE = Path(__file__).parent / "fonts" / "wqy-microhei-subset.ttf"
 _CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
@@ -116,12 +116,12 @@ def edition_words(*texts):
 
 
 def edition_labels(labels):
-    """Tick labels in the edition: the catalogue's ("position 3" by "position {i}") are
-    translated; the rest are data (tokens, numbers) and stay as they are, not reported as
-    missing."""
+    """Tick labels in the edition: the book's words (:class:`~.words.BookWord`, made by
+    ``book_words``) are translated, and reported if the catalogue lacks them; every other
+    label is data (a token, a number) and stays as it is, never looked up."""
     if labels is None or edition() == "en":
         return labels
-    return [lookup(str(label), edition()) or label for label in labels]
+    return [tr(label) if isinstance(label, BookWord) else label for label in labels]
 
 
 def float_tensor(x, name: str) -> torch.Tensor:
@@ -142,7 +142,7 @@ def check_labels(labels, n: int, name: str, what: str):
         return None
     if isinstance(labels, str):
         raise TypeError(f"{name} must be a list of strings, got the single string {labels!r}")
-    labels = [str(label) for label in labels]
+    labels = [label if isinstance(label, str) else str(label) for label in labels]
     if len(labels) != n:
         raise ValueError(f"{name} has {len(labels)} labels but there are {n} {what}")
     return labels

@@ -80,6 +80,34 @@ def in_edition(language: str):
         _missed.reset(missed_token)
 
 
+class BookWord(str):
+    """A label that is one of the book's own words ("position 3", "others"), made by
+    :func:`book_words`. A figure translates such a label in the Chinese edition; any other
+    label is data (a token, a number, a name) and is drawn as it is, so that the token "."
+    stays "." even though the catalogue turns the full stop of a sentence into "。"."""
+
+    __slots__ = ()
+
+
+def book_words(labels) -> list[BookWord]:
+    """``labels`` (strings) marked as the book's words, to be translated where a figure
+    draws them: ``row_labels=draw.book_words([f"position {i}" for i in range(3)])``, or
+    ``col_labels=tokens + draw.book_words(["others"])`` beside data.
+
+    Returns:
+        the labels as :class:`BookWord` strings, in their order.
+    """
+    if isinstance(labels, str):
+        raise TypeError(f"book_words() takes a list of labels, got the single string "
+                        f"{labels!r}: write book_words([{labels!r}])")
+    labels = list(labels)
+    wrong = [label for label in labels if not isinstance(label, str)]
+    if wrong:
+        raise TypeError(f"book_words() takes strings, got {wrong[0]!r} "
+                        f"({type(wrong[0]).__name__})")
+    return [BookWord(label) for label in labels]
+
+
 def tr(text: str) -> str:
     """``text`` in the current edition: itself in English or when the catalogue lacks it."""
     if not isinstance(text, str):

@@ -28,11 +28,10 @@ NOT_FIGURES = {"words", "figure", "shapes"}
 
 def public_definitions() -> dict[str, list[str]]:
     """{public name: the modules of illustrated/draw/ that define it at top level}, but for
-    the modules of ``NOT_FIGURES``."""
+    the modules of ``NOT_FIGURES`` (which hold no figures), of which only the names draw
+    exports count."""
     found = {}
     for path in sorted(PACKAGE.glob("*.py")):
-        if path.stem in NOT_FIGURES:
-            continue
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 names = [node.name]
@@ -40,8 +39,9 @@ def public_definitions() -> dict[str, list[str]]:
                 names = [t.id for t in node.targets if isinstance(t, ast.Name)]
             else:
                 continue
-            for name in names:
-                if not name.startswith("_"):
+            for name in names:  # in NOT_FIGURES, only what draw exports (book_words)
+                if not name.startswith("_") and (path.stem not in NOT_FIGURES
+                                                 or name in draw.__all__):
                     found.setdefault(name, []).append(path.stem)
     return found
 

@@ -28,7 +28,8 @@ BEAM = [[(None, "<bos>", 0.0, "kept")],
 # Every public draw function, with the words a caller may give it (all in the catalogue).
 FIGURES = {
     "tensor_cells": lambda: draw.tensor_cells(torch.randn(2, 4, generator=gen()),
-                                              row_labels=["position 0", "position 1"],
+                                              row_labels=draw.book_words(
+                                                  ["position 0", "position 1"]),
                                               title="Self-attention: each output sees every input"),
     "tensor_cells_wide": lambda: draw.tensor_cells(torch.randn(20, 512), colorbar=True),
     "matmul_figure": lambda: draw.matmul_figure(torch.ones(2, 3), torch.ones(3, 2),
@@ -53,8 +54,8 @@ FIGURES = {
     "decoder_only_figure": lambda: draw.decoder_only_figure(["<bos>", "<eos>"],
                                                             ["<eos>", "<bos>"]),
     "add_norm_figure": lambda: draw.add_norm_figure(
-        torch.randn(3, 4), torch.randn(3, 4), row_labels=["position 0", "position 1",
-                                                          "position 2"]),
+        torch.randn(3, 4), torch.randn(3, 4),
+        row_labels=draw.book_words(["position 0", "position 1", "position 2"])),
 }
 # Words of the data (sentences, tokens) and names that read the same in both editions.
 SAME = {"Transformer", "softmax", "Add & Norm", "Thinking", "Machines", "je suis étudiant",
@@ -93,6 +94,33 @@ def test_the_english_rendering_is_unchanged_by_the_catalogue(name):
     fig.drawn_in("zh_CN")
     assert (all_texts(fig), fig.alt_text) == before
     assert not any(_CJK.search(t) for t in before[0] if t not in CJK)
+
+
+def test_tokens_are_drawn_as_they_are_and_the_books_words_translated():
+    """A label is data unless marked as the book's words: the tokens "." and "," stay as
+    they are in the Chinese figure (the catalogue turns a sentence's full stop into "。"),
+    while "position 1" becomes "位置 1"; the alt text says the same."""
+    tokens = ["mine", ",", "."]
+    fig = draw.attention_heatmap(softmax_weights(3, 3), query_labels=tokens,
+                                 key_labels=tokens)
+    rows = draw.book_words(["position 0", "position 1"]) + ["."]
+    cells = draw.tensor_cells(torch.ones(3, 2), row_labels=rows)
+    with in_edition("zh_CN"):
+        zh, zh_cells = fig.recipe(), cells.recipe()
+    ax = zh.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == tokens
+    assert [t.get_text() for t in ax.get_xticklabels()] == tokens
+    assert "查询 mine、,和.，" in zh.alt_text and "。" not in zh.alt_text[:-1], zh.alt_text
+    labels = [t.get_text() for t in zh_cells.axes[0].get_yticklabels()]
+    assert labels == ["位置 0", "位置 1", "."], labels
+
+
+def test_book_words_wants_a_list_of_strings():
+    assert draw.book_words(("a", "b")) == ["a", "b"]
+    with pytest.raises(TypeError, match="single string 'others'"):
+        draw.book_words("others")
+    with pytest.raises(TypeError, match="takes strings, got 3 \\(int\\)"):
+        draw.book_words(["a", 3])
 
 
 def test_one_call_shows_both_editions():
