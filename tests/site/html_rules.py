@@ -45,6 +45,11 @@ link         Every link of a page to another page of the site (or to a file in i
 struck       No page's article holds an <s> element: the book never strikes text through,
              and a token such as <s> written bare in markdown becomes one, hiding the token
              and striking out the text after it. Write the token as inline code (`<s>`).
+table-words  On a page of the Chinese edition, every column header of a table
+             (``illustrated.draw.table``: the column labels and the axes' names, the
+             <thead> of a pandas table) is in Chinese: no English word of three letters or
+             more but names and symbols that read the same in both editions
+             (``SAME_IN_TABLES``), code (with ``_``, ``.`` or a leading ``--``) and maths.
 licence      Every page's footer says the licence, linking to each: the code's (MIT), the
              text's and figures' (CC BY-SA 4.0), as _config.yml's `html: extra_footer:`
              writes it; on a page of the Chinese edition, in Chinese (scripts/editions.py,
@@ -289,6 +294,33 @@ def struck_text(doc) -> list[str]:
         text = words(el)
         found.append(f"<s> strikes through \"{text[:50]}{'…' if len(text) > 50 else ''}\": "
                      "a token such as <s> written bare in markdown? Write it as inline code")
+    return first_lines(found)
+
+
+# ---------------------------------------------------------------- table-words
+#: Words a Chinese table header keeps as they are: names of metrics, models, functions and
+#: people, and maths.
+SAME_IN_TABLES = {"BLEU", "chrF", "sacreBLEU", "RNN", "LSTM", "tanh", "addmm", "bmm", "True",
+                  "Bob", "Cesus", "Bylan", "sin", "cos", "Var", "dropout", "FLOPs", "GPT-2 small"}
+_CODE = re.compile(r"--\S+(?: \w+)?|\S*[_.]\S*")  # --preset laptop, d_model, nn.RNN
+_ENGLISH = re.compile(r"[A-Za-z]{3,}")
+
+
+def english_table_headers(page: str, doc) -> list[str]:
+    """Column headers of the tables on a Chinese ``page`` that are English words."""
+    if not page.startswith(ZH):
+        return []
+    found = []
+    for table in doc.xpath(f"//article//table[{has('dataframe')}]"):
+        for th in table.xpath("./thead//th"):
+            text = words(th)
+            for same in sorted(SAME_IN_TABLES, key=len, reverse=True):
+                text = text.replace(same, "")
+            left = _ENGLISH.findall(_CODE.sub("", text))
+            if left:
+                found.append(f"table header {words(th)!r} is English on a Chinese page: "
+                             "show the table with draw.table() and put its words in "
+                             "illustrated/draw/locale/zh_CN/tables.po")
     return first_lines(found)
 
 

@@ -325,6 +325,23 @@ def test_struck_rule_finds_a_bare_token_read_as_a_tag():
     assert rules.struck_text(doc("<nav><s>outside the article</s></nav>")) == []
 
 
+# ---------------------------------------------------------------- table-words
+def table(*heads: str) -> str:
+    cells = "".join(f"<th>{h}</th>" for h in heads)
+    return (f'<article><table class="dataframe"><thead><tr>{cells}</tr></thead>'
+            "<tbody><tr><th>greedy</th><td>1</td></tr></tbody></table></article>")
+
+
+def test_table_words_rule_finds_an_english_header_on_a_chinese_page():
+    zh = f"{rules.ZH}chapters/12_real_sentences.html"
+    [found] = rules.english_table_headers(zh, doc(table("贪心", "chrF change")))
+    assert "'chrF change' is English" in found
+    same = table("BLEU 95% 区间", "--preset laptop", "模型宽度（d_model）", "nn.RNN", "GPT-2 small")
+    assert rules.english_table_headers(zh, doc(same)) == []  # names, code: as they are
+    assert rules.english_table_headers("chapters/12_real_sentences.html",
+                                       doc(table("chrF change"))) == []  # English page
+
+
 # ---------------------------------------------------------------- licence
 def footer(text: str) -> str:
     """The theme's footer with the extra_footer _config.yml sets."""

@@ -67,6 +67,10 @@ def test_no_text_is_struck_through(site, page):
     none(rules.struck_text(built.parsed(site, page)))
 
 
+def test_chinese_tables_have_chinese_headers(site, page):
+    none(rules.english_table_headers(page, built.parsed(site, page)))
+
+
 def test_footer_says_the_licence(site, page):
     none(rules.licence_footer(page, built.parsed(site, page)))
 
