@@ -125,6 +125,12 @@ def test_no_chinese_stop_after_the_english_one():
     assert rules("调用 `f()`。结果是 {glue:text}`x:.1f`。") == []
 
 
+def test_ratios_as_chinese_states_them():
+    assert rules("减少到原来的 {glue:text}`r:.1f` 分之一") == ["times"]
+    assert rules("缓存让运算少了 {glue:text}`r` 倍，多花 136 倍，短 16 倍") == ["times"] * 3
+    assert rules("只有不用缓存时的 1/{glue:text}`r`，是它的 136 倍，三分之一，百分之一") == []
+
+
 def test_an_emphasis_on_a_role_needs_a_space_before_it_in_markdown():
     assert rules("进入**{term}`验证集 <development set>`**（") == ["emphasis-role"]
     assert rules("即*{term}`头 <head>`*，每个") == ["emphasis-role"]

@@ -38,6 +38,9 @@ decided in issue 31):
   Chinese text touches the Chinese around it ("也就是{term}`超参数 <hyperparameter>`").
 - ``doubled-stop``: no 。 right after an English sentence's own stop, inside quotes,
   emphasis or code ("*Help me.*。"): put the English inside the sentence, not at its end.
+- ``times``: a ratio as Chinese states it: "只有……的 1/3.9" for "3.9 times fewer", "是……的
+  136 倍" for "136 times more", never "3.9 分之一" (a computed number before 分之一) nor
+  "少 3.9 倍", "多花 136 倍" (an adjective before N 倍, which a reader may take as N + 1).
 - ``emphasis-role``: an emphasis that begins with a role (``*{term}`头 <head>`*``) is
   emphasis to markdown only after a space or punctuation (the ``*`` is not "flanking" between
   a CJK character and ``{``): write ``即 *{term}`头 <head>`*``; the Chinese edition removes
@@ -406,6 +409,16 @@ def doubled_stop_problems(text: str) -> list[tuple[str, str]]:
             for m in DOUBLED_STOP.finditer(text)]
 
 
+NUMBER_OR_GLUE = r"(?:X|\d[\d.,]*)"
+TIMES = re.compile(f"{NUMBER_OR_GLUE} ?分之一|(?:多花|[少小短低多快慢大高长])了? ?{NUMBER_OR_GLUE} ?倍")
+
+
+def times_problems(text: str) -> list[tuple[str, str]]:
+    """"N 分之一" of a computed N, and "少/多/短… N 倍" (``text``: roles masked as X)."""
+    return [("times", f"\"{m.group(0)}\": write 只有……的 1/N, or 是……的 N 倍")
+            for m in TIMES.finditer(text)]
+
+
 EMPHASIS_ROLE = re.compile(f"[{CJK}](\\*{{1,2}})\\{{[\\w:.-]+\\}}`|`(\\*{{1,2}})[{CJK}]")
 
 
@@ -428,6 +441,7 @@ def message_problems(english: str, chinese: str, catalogue: Path,
             + number_problems(english, text) + link_problems(chinese, catalogue, targets)
             + illustrated_problems(chinese) + percent_problems(text)
             + link_space_problems(chinese, targets) + doubled_stop_problems(unrolled)
+            + times_problems(text)
             + emphasis_role_problems(MATH.sub(PLACEHOLDER, chinese)))
 
 
