@@ -129,6 +129,8 @@ def test_ratios_as_chinese_states_them():
     assert rules("减少到原来的 {glue:text}`r:.1f` 分之一") == ["times"]
     assert rules("缓存让运算少了 {glue:text}`r` 倍，多花 136 倍，短 16 倍") == ["times"] * 3
     assert rules("只有不用缓存时的 1/{glue:text}`r`，是它的 136 倍，三分之一，百分之一") == []
+    assert rules("用很小的 $\\tau$ 去除分数") == ["times"]
+    assert rules("把分数除以很小的 $\\tau$") == []
 
 
 def test_an_emphasis_on_a_role_needs_a_space_before_it_in_markdown():

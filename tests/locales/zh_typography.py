@@ -40,7 +40,8 @@ decided in issue 31):
   emphasis or code ("*Help me.*。"): put the English inside the sentence, not at its end.
 - ``times``: a ratio as Chinese states it: "只有……的 1/3.9" for "3.9 times fewer", "是……的
   136 倍" for "136 times more", never "3.9 分之一" (a computed number before 分之一) nor
-  "少 3.9 倍", "多花 136 倍" (an adjective before N 倍, which a reader may take as N + 1).
+  "少 3.9 倍", "多花 136 倍" (an adjective before N 倍, which a reader may take as N + 1);
+  and a division as "把分数除以 τ", never "用 τ 去除分数" (which readers misread as τ ÷ 分数).
 - ``emphasis-role``: an emphasis that begins with a role (``*{term}`头 <head>`*``) is
   emphasis to markdown only after a space or punctuation (the ``*`` is not "flanking" between
   a CJK character and ``{``): write ``即 *{term}`头 <head>`*``; the Chinese edition removes
@@ -413,10 +414,15 @@ NUMBER_OR_GLUE = r"(?:X|\d[\d.,]*)"
 TIMES = re.compile(f"{NUMBER_OR_GLUE} ?分之一|(?:多花|[少小短低多快慢大高长])了? ?{NUMBER_OR_GLUE} ?倍")
 
 
+DIVIDE_BY = re.compile("用[^，。；：]{1,20}去除")
+
+
 def times_problems(text: str) -> list[tuple[str, str]]:
-    """"N 分之一" of a computed N, and "少/多/短… N 倍" (``text``: roles masked as X)."""
-    return [("times", f"\"{m.group(0)}\": write 只有……的 1/N, or 是……的 N 倍")
-            for m in TIMES.finditer(text)]
+    """"N 分之一" of a computed N, "少/多/短… N 倍", "用 X 去除" (roles masked as X)."""
+    return ([("times", f"\"{m.group(0)}\": write 只有……的 1/N, or 是……的 N 倍")
+             for m in TIMES.finditer(text)]
+            + [("times", f"\"{m.group(0)}\": write 把……除以 X")
+               for m in DIVIDE_BY.finditer(text)])
 
 
 EMPHASIS_ROLE = re.compile(f"[{CJK}](\\*{{1,2}})\\{{[\\w:.-]+\\}}`|`(\\*{{1,2}})[{CJK}]")
