@@ -18,7 +18,10 @@ each page's messages as it reads it; what it does not do on its own for this boo
    (``TranslateTocCaptions``) and the exercises' titles (``ExerciseTitlesAreProse``) are,
    and the solutions' titles follow the translated exercises.
 5. The search: Sphinx indexes Chinese words with jieba, which logs its progress: kept quiet.
-6. Emphasis on Chinese text is set as Chinese books set it, not in italics (``ChineseEmphasis``).
+6. Emphasis on Chinese text is set as Chinese books set it, not in italics, with no space
+   between it and the Chinese around it (``ChineseEmphasis``); the exercises' and solutions'
+   titles have full-width parentheses, and a solution's title reads 练习 N.M（…）的解答
+   (``ChineseExerciseTitles``).
    The footer says the licence in Chinese (``ZH_FOOTER``; the English is _config.yml's
    ``html: extra_footer:``).
 7. The nodes of a translated message (or of an ``eval-rst`` block, in both editions) belong
@@ -43,8 +46,9 @@ from myst_nb.ext.glue import roles as glue_roles
 from sphinx import addnodes
 from sphinx.locale import init as init_locale
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.i18n import docname_to_domain
-from sphinx_exercise.nodes import exercise_subtitle, is_exercise_node
+from sphinx_exercise.nodes import exercise_subtitle, is_exercise_node, solution_node
 
 WEB_FONT = "fonts/wqy-microhei-web.woff2"  # the name _static/cjk.css loads
 ZH_WEB_FONT = "fonts/wqy-microhei-web-zh.woff2"  # scripts/subset_font.py writes both
@@ -236,6 +240,7 @@ def setup(app):
     app.add_transform(ExerciseTitlesAreProse)
     app.add_transform(SolutionsFollowTranslatedExercises)
     app.add_transform(ChineseEmphasis)
+    app.add_post_transform(ChineseExerciseTitles)
     app.connect("config-inited", _quiet_jieba)
     app.connect("config-inited", _footer)
     app.connect("config-inited", _search_terms)
@@ -289,3 +294,73 @@ class ChineseEmphasis(SphinxTransform):
         for node in self.document.findall(nodes.emphasis):
             if CJK_TEXT.search(node.astext()) and ZH_EMPHASIS not in node["classes"]:
                 node["classes"].append(ZH_EMPHASIS)
+        for node in list(self.document.findall(lambda n: isinstance(n, (nodes.emphasis, nodes.strong)))):
+            close_up(node)
+
+
+# A CJK character or full-width punctuation: what an emphasis sits against with no space.
+_CJK_EDGE = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def close_up(node: nodes.Element) -> None:
+    """Remove the space between Chinese and an emphasis (or strong) node whose edge is Chinese.
+
+    Markdown reads ``*…*`` as emphasis only where the ``*`` is "flanking": ``即*{term}`头
+    <head>`*`` is not emphasis (the ``*`` stands between a CJK character and ``{``), so a
+    translation must write ``即 *{term}`头 <head>`*``, and the page showed "即 头". A
+    Chinese book sets no space there: drop it, on either side."""
+    parent, text = node.parent, node.astext()
+    if parent is None or not text:
+        return
+    index = parent.index(node)
+    before = parent[index - 1] if index else None
+    if (isinstance(before, nodes.Text) and _CJK_EDGE.match(text[0])
+            and re.search(f"{_CJK_EDGE.pattern} $", str(before))):
+        parent.replace(before, nodes.Text(str(before)[:-1]))
+    after = parent[index + 1] if index + 1 < len(parent) else None
+    if (isinstance(after, nodes.Text) and _CJK_EDGE.match(text[-1])
+            and re.match(f" {_CJK_EDGE.pattern}", str(after))):
+        parent.replace(after, nodes.Text(str(after)[1:]))
+
+
+class ChineseExerciseTitles(SphinxPostTransform):
+    """The exercises' and solutions' titles as a Chinese book writes them. sphinx-exercise
+    builds them in English typography: "练习 13.1" (the number, which the HTML writer adds
+    with a space after it), then " (top-p 过滤)"; a solution's "解答 练习 13.1 (top-p 过滤)".
+    In the Chinese edition: full-width parentheses with no space of their own, and the
+    solution's title as 练习 13.1（top-p 过滤）的解答. After sphinx-exercise has built the
+    titles (its post-transforms of priority 20 and 21)."""
+    default_priority = 22
+
+    def run(self, **kwargs):
+        if not is_chinese(self.app):
+            return
+        for title in list(self.document.findall(nodes.title)):
+            if isinstance(title.parent, solution_node):
+                chinese_solution_title(title)
+            elif is_exercise_node(title.parent):
+                full_width_parentheses(title)
+
+
+def full_width_parentheses(element: nodes.Element) -> None:
+    """sphinx-exercise's " (" and ")" around a subtitle, among ``element``'s children, as
+    （ and ）."""
+    for child in list(element.children):
+        if isinstance(child, nodes.Text) and str(child) in (" (", ")"):
+            element.replace(child, nodes.Text("（" if str(child) == " (" else "）"))
+
+
+def chinese_solution_title(title: nodes.title) -> None:
+    """"解答 练习 13.1 (subtitle)" (the words, then a link to the exercise) as
+    "练习 13.1（subtitle）的解答"; without a subtitle, "练习 13.1 的解答"."""
+    if len(title) != 2 or not isinstance(title[0], nodes.Text):
+        return
+    words, link = str(title[0]).strip(), title[1]
+    if link.children and isinstance(link[0], nodes.Text):
+        link.replace(link[0], nodes.Text(str(link[0]).strip()))
+    full_width_parentheses(link)
+    title.remove(title[0])
+    ends_latin = re.search(r"[A-Za-z0-9.]$", link.astext())
+    title += nodes.Text((" " if ends_latin else "") + "的" + words)
+    if title.parent is not None and "title" in title.parent:
+        title.parent["title"] = title.astext()

@@ -85,20 +85,59 @@ def test_numbers_grouped_as_the_english_groups_them():
 
 def test_links_to_chapters_and_sections_read_as_chapter_and_section_numbers():
     assert rules("见 {ref}`ch-decoding`。") == ["chapter-link"]
-    assert rules("与 {ref}`解码 <ch-decoding>` 中完全一样。") == ["chapter-link"]
+    assert rules("与{ref}`解码 <ch-decoding>`中完全一样。") == ["chapter-link"]
     assert rules("见 {ref}`sec-multi-head-all-heads-at-once`。") == ["chapter-link"]
     assert rules("见{ref}`第 5.2 节 <sec-multi-head-all-heads-at-once>`。") == ["chapter-link"]
     assert rules("见 {doc}`Chapter 5 <chapters/05_multi_head>`。") == ["chapter-link"]
     assert rules("见 {ref}`live translator <live-translator>`。") == ["chapter-link"]
     assert rules("见{ref}`第 10 章 <ch-decoding>`、{ref}`第 5.3 节“所有头一起算” "
                  "<sec-multi-head-all-heads-at-once>`、第 {ref}`3 <ch-self-attention>` 章、"
-                 "{doc}`第 5 章 <../chapters/05_multi_head>`、{ref}`glossary` 和 "
+                 "{doc}`第 5 章 <../chapters/05_multi_head>`、{ref}`glossary` 和"
                  "{ref}`浏览器内翻译器 <live-translator>`。") == []
 
 
 def test_the_illustrated_transformer_has_its_chinese_name():
     assert rules("如 The Illustrated Transformer 所画") == ["illustrated"]
     assert rules("如《图解 Transformer》所画") == []
+
+
+def test_one_percent_style_no_space_before_the_percent_sign():
+    assert rules("占训练的 33 % 和 {glue:text}`share:.0f` %") == ["percent", "percent"]
+    assert rules("占训练的 33% 和 {glue:text}`share:.0f`%") == []
+
+
+def test_a_latin_edged_link_is_spaced_from_chinese_and_a_chinese_one_is_not():
+    # A bare exercise reference renders 练习 12.6: as a number, it is spaced from Chinese.
+    assert rules("{ref}`ex-real-words-subwords`说明了怎样运行。") == ["link-space"]
+    assert rules("{ref}`ex-real-words-subwords` 说明了怎样运行。") == []
+    assert rules("见{ref}`练习 3 <ex-4-dk>`。") == []
+    assert rules("用{term}`logits <logits>`计算") == ["link-space", "link-space"]
+    assert rules("用 {term}`logits <logits>` 计算") == []
+    assert rules("也就是 {term}`超参数 <hyperparameter>`：") == ["link-space"]
+    assert rules("也就是{term}`超参数 <hyperparameter>`：") == []
+
+
+def test_no_chinese_stop_after_the_english_one():
+    assert rules("两种说法：*Help me!* 和 *Help me.*。") == ["doubled-stop"]
+    assert rules("句子是“je suis chez moi .”。") == ["doubled-stop"]
+    assert rules("编号 0, 1, 2, ...。") == ["doubled-stop"]
+    assert rules("两种说法（如 *Help me!* 与 *Help me.*），算作同一个句子。") == []
+    assert rules("调用 `f()`。结果是 {glue:text}`x:.1f`。") == []
+
+
+def test_ratios_as_chinese_states_them():
+    assert rules("减少到原来的 {glue:text}`r:.1f` 分之一") == ["times"]
+    assert rules("缓存让运算少了 {glue:text}`r` 倍，多花 136 倍，短 16 倍") == ["times"] * 3
+    assert rules("只有不用缓存时的 1/{glue:text}`r`，是它的 136 倍，三分之一，百分之一") == []
+    assert rules("用很小的 $\\tau$ 去除分数") == ["times"]
+    assert rules("把分数除以很小的 $\\tau$") == []
+
+
+def test_an_emphasis_on_a_role_needs_a_space_before_it_in_markdown():
+    assert rules("进入**{term}`验证集 <development set>`**（") == ["emphasis-role"]
+    assert rules("即*{term}`头 <head>`*，每个") == ["emphasis-role"]
+    assert rules("进入 **{term}`验证集 <development set>`**（") == []
+    assert rules("每个 *{term}`头 <head>`*的") == ["emphasis-role"]
 
 
 def test_english_messages_are_not_read():

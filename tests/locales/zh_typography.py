@@ -30,6 +30,22 @@ decided in issue 31):
   or not), never a bare {ref}`label` (which renders the bare title) or a bare title; a link
   to an unnumbered page (appendix, live translator) has Chinese link text.
 - ``illustrated``: "The Illustrated Transformer" is 《图解 Transformer》 in Chinese text.
+- ``percent``: one percent style for the edition, as Chinese publishing writes it: no space
+  between a number and %: "57%", never "57 %" (a glued number too: {glue:text}`x`%).
+- ``link-space``: a link whose text ends (or starts) with a Latin letter or a digit is set off
+  from Chinese by a space, as the edition's numbers are ("练习 12.6 说明了", never
+  "练习 12.6说明了": a bare {ref} or {numref} of an exercise renders 练习 N.M); a link of
+  Chinese text touches the Chinese around it ("也就是{term}`超参数 <hyperparameter>`").
+- ``doubled-stop``: no 。 right after an English sentence's own stop, inside quotes,
+  emphasis or code ("*Help me.*。"): put the English inside the sentence, not at its end.
+- ``times``: a ratio as Chinese states it: "只有……的 1/3.9" for "3.9 times fewer", "是……的
+  136 倍" for "136 times more", never "3.9 分之一" (a computed number before 分之一) nor
+  "少 3.9 倍", "多花 136 倍" (an adjective before N 倍, which a reader may take as N + 1);
+  and a division as "把分数除以 τ", never "用 τ 去除分数" (which readers misread as τ ÷ 分数).
+- ``emphasis-role``: an emphasis that begins with a role (``*{term}`头 <head>`*``) is
+  emphasis to markdown only after a space or punctuation (the ``*`` is not "flanking" between
+  a CJK character and ``{``): write ``即 *{term}`头 <head>`*``; the Chinese edition removes
+  the space on the page (``close_up`` in scripts/editions.py).
 """
 from __future__ import annotations
 
@@ -336,15 +352,103 @@ def illustrated_problems(text: str) -> list[tuple[str, str]]:
     return []
 
 
+SPACED_PERCENT = re.compile(r"(?:\d|X)[ \u00a0\u2009\u202f]+%")
+
+
+def percent_problems(text: str) -> list[tuple[str, str]]:
+    """A space between a number (or a glued one, masked as X) and %."""
+    return [("percent", f"\"{m.group(0)}\": no space before % in Chinese ("
+                        f"{m.group(0)[0]}%)") for m in SPACED_PERCENT.finditer(text)]
+
+
+ROLE_LINK = re.compile(r"\{(ref|numref|doc|term)\}`([^`]*)`")
+LATIN_EDGE = re.compile(r"[A-Za-z0-9]")
+
+
+def _shown(role: str, content: str, targets: dict) -> str | None:
+    """The text a link role shows: its explicit text, the term itself for a bare {term}, or
+    练习 N.M for a bare {ref}/{numref} of an exercise (a label no chapter or section has);
+    None where it cannot be told."""
+    explicit = TEXT_AND_TARGET.match(content)
+    if explicit:
+        return explicit.group(1)
+    if role == "term":
+        return content
+    if role in ("ref", "numref") and content.strip() not in targets:
+        return "练习 1.1"  # sphinx-exercise: "Exercise N.M"; a figure's "图 N.M" alike
+    return None
+
+
+def link_space_problems(text: str, targets: dict) -> list[tuple[str, str]]:
+    """A Latin-edged link touching Chinese; a space between Chinese and a Chinese link."""
+    problems = []
+    for match in ROLE_LINK.finditer(text):
+        shown = _shown(match.group(1), match.group(2), targets)
+        if not shown:
+            continue
+        before, after = text[:match.start()], text[match.end():]
+        if LATIN_EDGE.match(shown[-1]) and after[:1] and HAS_CJK.match(after[0]):
+            problems.append(("link-space", f"{match.group(0)}{after[0]}: a space between the "
+                                           f"link's \"{shown}\" and {after[0]}"))
+        if LATIN_EDGE.match(shown[0]) and before[-1:] and HAS_CJK.match(before[-1]):
+            problems.append(("link-space", f"{before[-1]}{match.group(0)}: a space between "
+                                           f"{before[-1]} and the link's \"{shown}\""))
+        if (HAS_CJK.match(shown[0]) and before.endswith(" ") and len(before) > 1
+                and CJK_OR_FULL.match(before[-2])):
+            problems.append(("link-space", f"{before[-2]} {match.group(0)}: no space between "
+                                           f"Chinese and a link of Chinese text"))
+    return problems
+
+
+DOUBLED_STOP = re.compile(r"[.!?…][*`”’\"」』]+。|[.!?]。")
+
+
+def doubled_stop_problems(text: str) -> list[tuple[str, str]]:
+    """。 after an English sentence's own stop (text with roles and maths masked)."""
+    return [("doubled-stop", f"\"{text[max(0, m.start() - 12):m.end()]}\": 。 after the "
+                             f"English stop: end the Chinese sentence on Chinese")
+            for m in DOUBLED_STOP.finditer(text)]
+
+
+NUMBER_OR_GLUE = r"(?:X|\d[\d.,]*)"
+TIMES = re.compile(f"{NUMBER_OR_GLUE} ?分之一|(?:多花|[少小短低多快慢大高长])了? ?{NUMBER_OR_GLUE} ?倍")
+
+
+DIVIDE_BY = re.compile("用[^，。；：]{1,20}去除")
+
+
+def times_problems(text: str) -> list[tuple[str, str]]:
+    """"N 分之一" of a computed N, "少/多/短… N 倍", "用 X 去除" (roles masked as X)."""
+    return ([("times", f"\"{m.group(0)}\": write 只有……的 1/N, or 是……的 N 倍")
+             for m in TIMES.finditer(text)]
+            + [("times", f"\"{m.group(0)}\": write 把……除以 X")
+               for m in DIVIDE_BY.finditer(text)])
+
+
+EMPHASIS_ROLE = re.compile(f"[{CJK}](\\*{{1,2}})\\{{[\\w:.-]+\\}}`|`(\\*{{1,2}})[{CJK}]")
+
+
+def emphasis_role_problems(text: str) -> list[tuple[str, str]]:
+    """An emphasis opening on a role right after a CJK character, or closing after a role's
+    backtick right before one: markdown does not read it as emphasis."""
+    return [("emphasis-role", f"\"{m.group(0)}\": markdown reads no emphasis here: put a "
+                              f"space between the Chinese and the * (the edition removes it)")
+            for m in EMPHASIS_ROLE.finditer(text)]
+
+
 def message_problems(english: str, chinese: str, catalogue: Path,
                      targets: dict) -> list[tuple[str, str]]:
     """Every (rule, what) that the translation ``chinese`` of ``english`` breaks."""
     if not HAS_CJK.search(chinese):
         return []
     text = prose(chinese)
+    unrolled = MATH.sub(PLACEHOLDER, ROLE.sub(PLACEHOLDER, chinese))
     return (emphasis_problems(text) + half_width_problems(prose(without_verbatim_quotes(chinese)))
             + number_problems(english, text) + link_problems(chinese, catalogue, targets)
-            + illustrated_problems(chinese))
+            + illustrated_problems(chinese) + percent_problems(text)
+            + link_space_problems(chinese, targets) + doubled_stop_problems(unrolled)
+            + times_problems(text)
+            + emphasis_role_problems(MATH.sub(PLACEHOLDER, chinese)))
 
 
 # --------------------------------------------------------------------------- the command

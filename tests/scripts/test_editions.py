@@ -70,3 +70,45 @@ def test_nodes_parsed_in_a_document_of_their_own_are_saved_as_the_pages():
     editions._one_document(None, page)
     assert all(n.document is page for n in page.findall())
     assert len(pickle.dumps(page)) < 10_000
+
+
+def test_no_space_between_chinese_and_a_chinese_emphasis():
+    """Markdown needs the space in ``即 *{term}`头 <head>`*`` (no emphasis without it); the
+    Chinese page drops it, on both sides, and keeps it next to Latin text."""
+    paragraph = nodes.paragraph("", "", nodes.Text("更小的注意力，即 "), nodes.emphasis("", "头"),
+                                nodes.Text(" 每个"), nodes.Text("讲解 "),
+                                nodes.emphasis("", "Attention Is All You Need"), nodes.Text(" 的"))
+    for node in list(paragraph.findall(nodes.emphasis)):
+        editions.close_up(node)
+    assert paragraph.astext() == "更小的注意力，即头每个讲解 Attention Is All You Need 的"
+    strong = nodes.paragraph("", "", nodes.Text("年龄就是 "), nodes.strong("", "值"), nodes.Text("。"))
+    editions.close_up(strong[1])
+    assert strong.astext() == "年龄就是值。"
+
+
+def _exercise_title():
+    return nodes.title("", "", nodes.Text(" ("), nodes.Text("top-p 过滤"), nodes.Text(")"))
+
+
+def test_an_exercise_title_has_full_width_parentheses_in_chinese():
+    """sphinx-exercise writes "练习 13.1  (top-p 过滤)" (the number, a space, " (")."""
+    title = _exercise_title()
+    editions.full_width_parentheses(title)
+    assert title.astext() == "（top-p 过滤）"
+
+
+def test_a_solution_title_reads_as_chinese():
+    """sphinx-exercise: 解答 + a link " 练习 13.1 (top-p 过滤)"."""
+    from sphinx_exercise.nodes import solution_node
+
+    link = nodes.reference("", "", nodes.Text(" 练习 13.1"), nodes.Text(" ("),
+                           nodes.Text("top-p 过滤"), nodes.Text(")"), refuri="#ex-13-1")
+    title = nodes.title("", "", nodes.Text("解答"), link)
+    solution = solution_node("", title, title="解答 练习 13.1")
+    editions.chinese_solution_title(title)
+    assert title.astext() == "练习 13.1（top-p 过滤）的解答"
+    assert isinstance(title[0], nodes.reference) and title[0].astext() == "练习 13.1（top-p 过滤）"
+    assert solution["title"] == "练习 13.1（top-p 过滤）的解答"
+    bare = nodes.title("", "", nodes.Text("解答"), nodes.reference("", "", nodes.Text(" 练习 13.2")))
+    editions.chinese_solution_title(bare)
+    assert bare.astext() == "练习 13.2 的解答"
