@@ -36,7 +36,7 @@ module              figures
 ``diagrams``        ``black_box``, ``stack_diagram``, ``beam_tree``, ``position_flow``
                     (and the names of ``PARTS``)
 ``encodings``       ``encoding_heatmap``, ``encoding_waves``
-``table``           ``table``: a pandas table in the edition's words
+``tables``          ``table``: a pandas table in the edition's words
 ``palette``         the colour constants
 ``words``           ``book_words``: labels that are the book's words (translated), not data
 ``figure``          no figures: what the modules above share (the figure Jupyter
@@ -53,7 +53,7 @@ from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERG
                       ENCODER, FEED_FORWARD, INK, KEY, MUTED, OUTPUT, PAPER, POSITIONAL, QUERY,
                       SEQUENTIAL, SERIES, VALUE)
 from .plots import bar_values, histograms, line_plot
-from .table import table
+from .tables import table
 from .tensors import matmul_figure, self_attention_table, tensor_cells
 from .words import book_words
 

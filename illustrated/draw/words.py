@@ -95,7 +95,7 @@ def book_words(labels) -> list[BookWord]:
     ``col_labels=tokens + draw.book_words(["others"])`` beside data.
 
     Returns:
-        the labels as :class:`BookWord` strings, in their order.
+        the labels as :class:`~illustrated.draw.words.BookWord` strings, in their order.
     """
     if isinstance(labels, str):
         raise TypeError(f"book_words() takes a list of labels, got the single string "

@@ -1,4 +1,4 @@
-"""Tables in the edition's words (illustrated/draw/table.py): the English output is pandas'
+"""Tables in the edition's words (illustrated/draw/tables.py): the English output is pandas'
 own, the Chinese one translates the book's words only, and every table of the committed
 notebooks carries its Chinese rendering."""
 from __future__ import annotations

@@ -63,7 +63,7 @@ class _Table:
         return frame
 
 
-def table(frame, *, rows: str = "words", cells=()) -> _Table:
+def table(frame, *, rows: str = "words", cells=()):
     """``frame`` (a ``DataFrame`` or ``Series``) to show as a table in the edition's words.
 
     Args:
