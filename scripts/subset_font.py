@@ -213,6 +213,32 @@ def edition_characters(root: Path = ROOT) -> set[str]:
     return found
 
 
+#: Full-width brackets as Chinese fonts set them: Micro Hei draws （ and ） near the middle of
+#: their square, which leaves a gap inside the brackets ("（ 越低越好 ）"); a Chinese book's
+#: opening bracket sits at the right of its square and the closing one at the left, next to
+#: the text they enclose. (Code point: the side the ink moves to.)
+BRACKETS = {0xFF08: "right", 0xFF09: "left"}
+BRACKET_MARGIN = 0.05  # of the em: the space left between the ink and its side
+
+
+def set_brackets(font) -> None:
+    """Move the ink of the ``BRACKETS`` in ``font`` (a TrueType font) to their side of the
+    square; their advance stays a full em, so the text does not move."""
+    glyf, hmtx = font["glyf"], font["hmtx"]
+    margin = round(BRACKET_MARGIN * font["head"].unitsPerEm)
+    for code, side in BRACKETS.items():
+        name = font.getBestCmap().get(code)
+        if name is None:  # not among the subset's characters
+            continue
+        glyph = glyf[name]
+        glyph.recalcBounds(glyf)
+        advance, _ = hmtx[name]
+        shift = advance - margin - glyph.xMax if side == "right" else margin - glyph.xMin
+        glyph.coordinates.translate((shift, 0))
+        glyph.recalcBounds(glyf)
+        hmtx[name] = (advance, glyph.xMin)
+
+
 def _subset(source: Path, codepoints, output: Path, flavor=None) -> None:
     """Save the glyphs of ``codepoints`` from ``source`` (face 0) to ``output``."""
     options = subset.Options()
@@ -227,6 +253,7 @@ def _subset(source: Path, codepoints, output: Path, flavor=None) -> None:
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=sorted(codepoints))
     subsetter.subset(font)
+    set_brackets(font)
     output.parent.mkdir(parents=True, exist_ok=True)
     subset.save_font(font, str(output), options)
 

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import Normalize, to_rgb
+from matplotlib.patheffects import withStroke
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -32,6 +33,9 @@ from .words import BookWord, carried_editions, edition, in_edition, tr
 _FONT_FILE = Path(__file__).parent / "fonts" / "wqy-microhei-subset.ttf"
 _CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
 CELL_INCHES = 0.5  # the side of one box in inches, when there is room
+#: The bundled CJK font has one weight; a bold CJK text is drawn with an outline of its
+#: own colour this wide (a share of its size in points), as bold as DejaVu Sans Bold.
+BOLD_STROKE = 0.06
 
 
 class _Figure(Figure):
@@ -161,9 +165,19 @@ def finish_figure(fig: Figure, alt: str | None = None) -> Figure:
             props = text.get_fontproperties().copy()  # keeps size, weight and style
             props.set_file(str(_FONT_FILE))
             text.set_fontproperties(props)
+            if _is_bold(props):  # the font has no bold face: thicken the strokes
+                width = BOLD_STROKE * props.get_size_in_points()
+                text.set_path_effects([withStroke(linewidth=width,
+                                                  foreground=text.get_color())])
     if alt is not None:
         fig.alt_text = str(alt) if edition() == "en" else _spaced(str(alt))
     return fig
+
+
+def _is_bold(props) -> bool:
+    weight = props.get_weight()
+    return weight >= 600 if isinstance(weight, (int, float)) else weight in (
+        "semibold", "demibold", "demi", "bold", "heavy", "extra bold", "black")
 
 
 def _spaced(text: str) -> str:

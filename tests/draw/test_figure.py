@@ -43,3 +43,20 @@ def test_bundled_font_is_small_licensed_and_covers_the_book_characters():
     charmap = FT2Font(str(font_file)).get_charmap()
     needed = "人工智能中文注意力机器学习翻译" + "".join(map(chr, range(0x20, 0x7F))) + "é×"
     assert [c for c in needed if ord(c) not in charmap] == []
+
+
+def test_bold_chinese_text_is_drawn_bold():
+    """The bundled CJK font has one weight: a bold CJK text gets an outline of its own
+    colour (path effect), a regular one and a bold Latin one do not."""
+    from matplotlib.patheffects import withStroke
+
+    from illustrated.draw.figure import finish_figure, new_figure
+
+    fig = new_figure((2, 1))
+    bold = fig.text(0, 0, "解码器 1", fontweight="bold", color="white")
+    regular = fig.text(0, 0.5, "编码器 1")
+    latin = fig.text(0.5, 0.5, "Decoder 1", fontweight="bold")
+    finish_figure(fig)
+    [effect] = bold.get_path_effects()
+    assert isinstance(effect, withStroke) and effect._gc["foreground"] == "white"
+    assert regular.get_path_effects() == [] and latin.get_path_effects() == []

@@ -103,3 +103,19 @@ def test_edition_characters_include_the_translations_and_the_themes_words():
     assert {"搜", "索"} <= found  # Sphinx's and the theme's "搜索" (search)
     assert {"剪", "贴"} <= found  # the copy button's "复制到剪贴板" (copy to clipboard)
     assert subset_font.english_characters() < found
+
+
+def test_every_font_sets_brackets_next_to_the_text_they_enclose():
+    """（ hugs the right of its square and ） the left (subset_font.set_brackets), in the
+    figures' font and both web fonts; Micro Hei itself draws them near the middle."""
+    root = Path(subset_font.ROOT)
+    for path in (subset_font.TARGET, subset_font.WEB_TARGET, subset_font.ZH_WEB_TARGET):
+        font = TTFont(root / path)
+        cmap, glyf, hmtx = font.getBestCmap(), font["glyf"], font["hmtx"]
+        em = font["head"].unitsPerEm
+        for code, side in subset_font.BRACKETS.items():
+            glyph = glyf[cmap[code]]
+            glyph.recalcBounds(glyf)
+            advance = hmtx[cmap[code]][0]
+            gap = advance - glyph.xMax if side == "right" else glyph.xMin
+            assert advance == em and gap <= 0.06 * em, (path.name, chr(code), gap)
