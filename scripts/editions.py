@@ -82,6 +82,19 @@ def edition_link(pagename: str, chinese: bool) -> str:
 def _edition_switch(app, pagename, templatename, context, doctree):
     if doctree is not None and "body" in context:
         context["body"] = edition_link(pagename, is_chinese(app)) + context["body"]
+        if is_chinese(app):
+            context["body"] = tight_numbers(context["body"])
+
+
+#: Sphinx's HTML writer ends a caption number with a space ("练习 13.1 </span>"); in Chinese
+#: the full-width parenthesis of the exercise's title follows with no space.
+_NUMBER_SPACE = re.compile(r'(<span class="caption-number">[^<]*?) </span>(?=（)')
+
+
+def tight_numbers(body: str) -> str:
+    """``body`` (a page's HTML) with no space between an exercise's number and the （ of
+    its title: "练习 13.1（top-p 过滤）"."""
+    return _NUMBER_SPACE.sub(r"\1</span>", body)
 
 
 def _footer(app, config):

@@ -112,3 +112,13 @@ def test_a_solution_title_reads_as_chinese():
     bare = nodes.title("", "", nodes.Text("解答"), nodes.reference("", "", nodes.Text(" 练习 13.2")))
     editions.chinese_solution_title(bare)
     assert bare.astext() == "练习 13.2 的解答"
+
+
+def test_an_exercise_number_touches_its_chinese_title():
+    body = ('<p class="admonition-title"><span class="caption-number">练习 13.1 </span>'
+            "（top-p 过滤）</p>")
+    assert editions.tight_numbers(body) == (
+        '<p class="admonition-title"><span class="caption-number">练习 13.1</span>'
+        "（top-p 过滤）</p>")
+    alone = '<span class="caption-number">练习 13.2 </span></p>'  # no title: as it is
+    assert editions.tight_numbers(alone) == alone
