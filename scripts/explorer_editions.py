@@ -1,10 +1,10 @@
-"""The explorers in the words of the edition being built (a local Sphinx extension, see
-_config.yml).
+"""The explorers and tables in the words of the edition being built (a local Sphinx
+extension, see _config.yml).
 
-An explorer's Jupyter output (``illustrated.explorers.Explorer``) holds its English HTML in
-``text/html`` and the same explorer in the words of the book's other editions in that
-output's metadata, by language: ``metadata["text/html"] = {"zh_CN": "<div ..."}``, made by
-the same call on the same data. The Chinese build (``language: zh_CN``) renders that HTML in
+An explorer's Jupyter output (``illustrated.explorers.Explorer``), and a table's
+(``illustrated.draw.table``), holds its English HTML in ``text/html`` and the same explorer
+or table in the words of the book's other editions in that output's metadata, by language:
+``metadata["text/html"] = {"zh_CN": "<div ..."}``, made by the same call on the same data. The Chinese build (``language: zh_CN``) renders that HTML in
 place of the English; every other build, and every other output, renders as MyST-NB does.
 """
 from __future__ import annotations
