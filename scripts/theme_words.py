@@ -2,7 +2,7 @@
 
 Sphinx and the themes translate their words with gettext catalogues, and for zh_CN these
 leave some English: Sphinx 7.4's zh_CN catalogue has no translation of "Link to this
-heading" (the headings' ¶ links); pydata-sphinx-theme 0.17's ``zh`` catalogue (which serves
+heading" and the other tooltips of its ¶ links ("Link to this term", "... definition"); pydata-sphinx-theme 0.17's ``zh`` catalogue (which serves
 zh_CN) leaves "Color mode" and "System Settings" untranslated; sphinx-book-theme 1.3 writes
 "Toggle primary sidebar" and "Toggle secondary sidebar" into its component templates, out
 of any catalogue; and Jupyter Book sets the search box's text, "Search this book...", as a
@@ -30,7 +30,13 @@ ZH = {
     "Toggle secondary sidebar": "显示或隐藏本页目录",
     "Color mode": "颜色模式",
     "System Settings": "跟随系统设置",
-    "Link to this heading": "链接到本标题",
+    "Link to this heading": "链接到本标题",  # and the other ¶ links Sphinx writes
+    "Link to this term": "链接到本术语",
+    "Link to this definition": "链接到本定义",
+    "Link to this code": "链接到本代码",
+    "Link to this table": "链接到本表格",
+    "Link to this image": "链接到本图片",
+    "Link to this toctree": "链接到本目录",
 }
 #: The search box's placeholder (Jupyter Book's ``search_bar_text``, "Search this book...").
 SEARCH_BOX = "搜索本书……"

@@ -322,7 +322,7 @@ def english_theme_words(doc) -> list[str]:
     found = []
     for attribute in THEME_WORDS:
         for el in doc.xpath(f"//body//*[@{attribute}][not(ancestor-or-self::article) "
-                            f"or self::a[{has('headerlink')}]]"):
+                            f"or self::a[{has('headerlink')}]]"):  # ¶ of a heading, term, ...
             value = el.get(attribute)
             if re.search("[A-Za-z]", value) and not CJK.search(value):
                 found.append(f'<{el.tag} {attribute}="{value}">')
