@@ -203,6 +203,8 @@ def edition_characters(root: Path = ROOT) -> set[str]:
 
     found = english_characters(root) | cjk_characters(switch_link(chinese=True))
     found |= cjk_characters(ZH_FOOTER)  # the licence at the foot of every Chinese page
+    from theme_words import SEARCH_BOX, ZH  # the theme's tooltips, as scripts/theme_words.py
+    found |= cjk_characters("".join(ZH.values()) + SEARCH_BOX)  # says them
     found |= cjk_characters("".join(figure_characters(root))) | site_characters(root, True)
     for path in root.glob(ZH_CATALOGUES):
         found |= cjk_characters(path.read_text(encoding="utf-8"))

@@ -12,6 +12,16 @@ digits and ``_``). So the Chinese edition indexes with :class:`TermsChinese`: Sp
 Chinese search, with the Chinese words of every term (``words``, read from
 locales/zh_CN/terminology.yml at each build, passed as ``html_search_options["terms"]``)
 taught to jieba and added to the index of every piece of text that holds them.
+
+A reader also searches for what the pages show beside the book's own terms (issue 44): the
+other names the glossary gives for a term (the sources' words, 注意力汇聚, 集束搜索, 层标准化),
+the words a chapter links to the glossary with ({term}`注意力头 <head>`), and the words it
+sets in bold where it introduces them (**交叉注意力**, **配对自助法**, **熵**: jieba cut
+them, and a search for 交叉注意力 found no page). ``words`` holds those too: every Chinese
+run of the glossary page's source (:func:`glossary_names`), and every Chinese link text of a
+``{term}`` role and every bold text of Chinese characters only in the Chinese catalogues
+(:func:`shown_in_catalogues`). tests/site/browser/test_search.py finds the same words again
+in the built pages and searches each one there.
 """
 from __future__ import annotations
 
@@ -23,9 +33,18 @@ from sphinx.search.zh import SearchChinese
 
 ROOT = Path(__file__).resolve().parent.parent
 TERMINOLOGY = ROOT / "locales" / "zh_CN" / "terminology.yml"
+GLOSSARY = ROOT / "appendix" / "glossary.md"
+CATALOGUES = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
 # searchtools.js's splitQuery: `query.split(/[^\p{Letter}\p{Number}_\p{Emoji_Presentation}]+/gu)`.
 QUERY_SEPARATOR = re.compile(r"[^\w]+")
 CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]")
+#: A run of Chinese text (query_words then cuts it where the search would).
+CJK_RUN = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]+")
+# A {term} role's text: {term}`注意力头 <head>` or {term}`head`.
+TERM_ROLE = re.compile(r"\{term\}`([^`<]*?)\s*(?:<[^`>]*>)?`")
+# Bold markdown, **交叉注意力**; kept when its text is Chinese characters only.
+BOLD = re.compile(r"\*\*([^*]+?)\*\*")
+CJK_ONLY = re.compile(r"^[\u2e80-\u9fff\uf900-\ufaff]+$")
 
 
 def terms(terminology: Path = TERMINOLOGY) -> list[str]:
@@ -46,17 +65,45 @@ def terms(terminology: Path = TERMINOLOGY) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def glossary_names(glossary: Path = GLOSSARY) -> list[str]:
+    """Every run of Chinese characters of the glossary page's source, in order, each once:
+    the sources' names of each term (the entries' **中文** lines), and the edition's own."""
+    return list(dict.fromkeys(CJK_RUN.findall(glossary.read_text(encoding="utf-8"))))
+
+
+def shown_in_catalogues(catalogues: Path = CATALOGUES) -> list[str]:
+    """In the translations of the Chinese catalogues: the text of every ``{term}`` role that
+    holds Chinese (``注意力头`` of {term}`注意力头 <head>`), and every bold text of Chinese
+    characters only (``交叉注意力`` of **交叉注意力**); each once, sorted."""
+    from babel.messages.pofile import read_po
+
+    found = set()
+    for path in sorted(catalogues.rglob("*.po")):
+        with path.open("rb") as f:
+            for message in read_po(f):
+                strings = message.string if isinstance(message.string, tuple) else (
+                    message.string,)
+                for string in filter(None, strings):
+                    found.update(t for t in TERM_ROLE.findall(string) if CJK.search(t))
+                    found.update(t.strip() for t in BOLD.findall(string)
+                                 if CJK_ONLY.match(t.strip()))
+    return sorted(found)
+
+
 def query_words(query: str) -> list[str]:
     """The words the page's search looks up for ``query`` (splitQuery's cut)."""
     return [word for word in QUERY_SEPARATOR.split(query) if word]
 
 
-def words(terminology: Path = TERMINOLOGY) -> list[str]:
+def words(terminology: Path = TERMINOLOGY, glossary: Path = GLOSSARY,
+          catalogues: Path = CATALOGUES) -> list[str]:
     """The Chinese words a search for any term looks up: what the index must hold
-    wherever the text holds them. Latin words (softmax, BLEU) are left to Sphinx, which
+    wherever the text holds them. The terms of terminology.yml, the glossary's names and
+    the text of the links to it and of the pages' bold Chinese (:func:`glossary_names`,
+    :func:`shown_in_catalogues`). Latin words (softmax, BLEU) are left to Sphinx, which
     indexes every Latin word already."""
-    found = [word for term in terms(terminology) for word in query_words(term)
-             if CJK.search(word)]
+    every = terms(terminology) + glossary_names(glossary) + shown_in_catalogues(catalogues)
+    found = [word for term in every for word in query_words(term) if CJK.search(word)]
     return sorted(set(found))
 
 

@@ -54,7 +54,9 @@ TEXTS = [
 # Prompts of the writer (check_prompt): English, names, French, other scripts.
 PROMPTS = ["", "Tom", "I would like", "The cat", "Je suis", "je suis étudiant", "Il fait beau",
            "Tom est là", "我是学生", "Привет мир", "Καλημέρα", "It is nice, Élodie", "😀", "42",
-           " ", "Where is the station", "Ça va", "sleeps", "\u2c2e", "ǅemal"]
+           " ", "Where is the station", "Ça va", "sleeps", "\u2c2e", "ǅemal",
+           # symbols no English sentence of PAIRS has: alone, with French, many of them
+           "I like 🐱 !", "Je suis 🐱", "The cat (sleeps) ; 100 % ok & $ ⁉ « » ½ ™ © ® ° ± § ¶ † ‡ • ← →"]
 # A small profile: what a model trained on these pairs has read.
 PAIRS = [("Je suis étudiant.", "I am a student."), ("Il fait beau.", "It is nice."),
          ("C'est l'été.", "It is summer."), ("Le chat dort sur la table.", "The cat sleeps."),
@@ -106,7 +108,7 @@ def python_answers(job: dict) -> dict:
 # The messages of limits.py, which messages.mjs's `limits` says in both editions.
 TEMPLATES = ("NO_WORDS", "NOT_LATIN", "TOO_LONG", "LONGER_THAN_TRAINING", "MOSTLY_UNKNOWN",
              "MORE", "UNKNOWN_WORDS", "DIGITS", "UNSEEN_SYMBOLS", "NOT_ENGLISH",
-             "FRENCH_PROMPT")
+             "FRENCH_PROMPT", "UNSEEN_PROMPT_SYMBOLS")
 
 
 def class_mismatches(runs: list) -> tuple[list[str], int]:
@@ -182,8 +184,12 @@ def test_the_inputs_try_every_verdict(compared):
                         "numbers", "symbols that occur in no French training sentence"}
     assert any(v == {"refusal": None, "warnings": []} for v in expected["verdicts"])
     assert any(" more)" in v["refusal"] for v in expected["verdicts"] if v["refusal"])
-    prompts = [v["refusal"] or (v["warnings"] or ["none"])[0] for v in expected["prompts"]]
-    assert {p.split(":")[0].split("?")[0] for p in prompts} == {"none", "not English", "French"}
+    prompts = [[v["refusal"]] if v["refusal"] else v["warnings"] or ["none"]
+               for v in expected["prompts"]]
+    assert {p.split(":")[0].split("?")[0].split(" (")[0] for ps in prompts for p in ps} == {
+        "none", "not English", "French", "symbols that occur in no English training sentence"}
+    assert any(len(ps) == 2 for ps in prompts)  # French and an unseen symbol
+    assert any(" more)" in p for ps in prompts for p in ps)
 
 
 def test_edge_letters_are_where_python_puts_them(compared):

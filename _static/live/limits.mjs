@@ -112,7 +112,8 @@ export function listed(items, say, sep = ", ") {
 export function profileFromJSON(data) {
   return { pairs: data.pairs, maxWords: data.max_words, words: new Set(data.words),
            digits: data.digits, symbols: new Set(data.symbols),
-           englishWords: new Set(data.english_words) };
+           englishWords: new Set(data.english_words),
+           englishSymbols: new Set(data.english_symbols) };
 }
 
 /** limits.check_sentence: {refusal, warnings} for one sentence, in the words of `say` (the
@@ -148,18 +149,25 @@ export function checkSentence(sentence, tokens, profile, maxLen, say) {
 }
 
 /** limits.check_prompt: {refusal, warnings} for a prompt of the writer, trained on the
- *  English sentences of `profile`'s pairs. */
+ *  English sentences of `profile`'s pairs: refused in another script; warned about when
+ *  mostly French, and when it holds symbols no English training sentence has. */
 export function checkPrompt(prompt, profile, say) {
   if (typeof prompt !== "string") throw new TypeError(`prompt must be a string, got ${typeof prompt}`);
   const foreign = nonLatin(prompt);
   if (foreign.length) {
     return { refusal: fill(say.NOT_ENGLISH, { letters: listed(foreign, say, " ") }), warnings: [] };
   }
+  const warnings = [];
   const found = words(prompt);
   const french = found.filter((w) => profile.words.has(w) && !profile.englishWords.has(w));
   if (2 * french.length > found.length) {
-    return { refusal: null, warnings: [fill(say.FRENCH_PROMPT, {
-      k: french.length, n: found.length, words: listed([...new Set(french)], say) })] };
+    warnings.push(fill(say.FRENCH_PROMPT, {
+      k: french.length, n: found.length, words: listed([...new Set(french)], say) }));
   }
-  return { refusal: null, warnings: [] };
+  // unseen = [c for c in symbols(prompt) if c not in profile.english_symbols]
+  const unseen = symbols(prompt).filter((c) => !profile.englishSymbols.has(c));
+  if (unseen.length) {
+    warnings.push(fill(say.UNSEEN_PROMPT_SYMBOLS, { symbols: listed(unseen, say, " ") }));
+  }
+  return { refusal: null, warnings };
 }

@@ -86,15 +86,17 @@ const EN = {
       "writer has only read English",
     FRENCH_PROMPT: "French? {k} of its {n} words occur in French training sentences and in no " +
       "English one ({words}); the writer was trained on English sentences only",
+    UNSEEN_PROMPT_SYMBOLS: "symbols that occur in no English training sentence ({symbols}): the " +
+      "writer never read them and may write anything after them",
   },
 };
 
 const ZH = {
   loading: (got, total) => `正在加载模型：${got} / ${total} MB …`,
   crossCaption: (layer, head) => `交叉注意力，解码器第 ${layer} 层，第 ${head} 个头：` +
-    "每行是正在写出的一个英文词元，每列是读入的一个法文词元",
+    "每行是正在写出的一个英语词元，每列是读入的一个法语词元",
   selfCaption: (layer, head) => `编码器自注意力，第 ${layer} 层，第 ${head} 个头：` +
-    "每个法文词元（行）读取其他词元（列）",
+    "每个法语词元（行）读取其他词元（列）",
   layer: "层",
   head: "头",
   step: (i, id) => `第 ${i} 步：词元 ${id}`,
@@ -154,7 +156,7 @@ const ZH = {
   },
   limits: { // the same rule, in Chinese
     NO_WORDS: "没有可翻译的内容：句中没有词",
-    NOT_LATIN: "不是法语：句中有拉丁字母以外的字母（{letters}）；模型只读过法语",
+    NOT_LATIN: "不是法语：句中有拉丁字母以外的字符（{letters}）；模型只读过法语",
     TOO_LONG: "太长：共 {n} 个词元，而模型最多读入 {max_len} 个；请把它拆成几个短句",
     LONGER_THAN_TRAINING: "比模型训练时读过的任何句子都长（{n} 个词；最长的法语训练句子有 " +
       "{max_words} 个词）：译文可能很差",
@@ -167,9 +169,11 @@ const ZH = {
       "请核对译文中的数字",
     UNSEEN_SYMBOLS: "有的符号不在任何法语训练句子中出现（{symbols}）：模型从未读过它们，" +
       "在它们的位置上可能写出任何东西",
-    NOT_ENGLISH: "不是英语：句中有拉丁字母以外的字母（{letters}）；续写器只读过英语",
+    NOT_ENGLISH: "不是英语：句中有拉丁字母以外的字符（{letters}）；续写器只读过英语",
     FRENCH_PROMPT: "是法语吗？它的 {n} 个词中有 {k} 个在法语训练句子中出现、却不在任何英语训练句子中出现" +
       "（{words}）；续写器只用英语句子训练过",
+    UNSEEN_PROMPT_SYMBOLS: "有的符号不在任何英语训练句子中出现（{symbols}）：续写器从未读过它们，" +
+      "在它们后面可能写出任何东西",
   },
 };
 

@@ -13,8 +13,9 @@ distributions: what the live writer page shows at each step. A bad option or a
 prompt that leaves no room gets a one-line message naming what was expected and what came.
 A prompt is checked as the translator checks a sentence
 (:func:`illustrated.translator.limits.check_prompt`): one with letters outside the Latin
-alphabet is skipped (``skipped prompt N: ...``), one whose words are mostly French is
-written after a ``warning: prompt N: ...`` on stderr.
+alphabet is skipped (``skipped prompt N: ...``), one whose words are mostly French, or
+with symbols no English training sentence has (an emoji), is written after a
+``warning: prompt N: ...`` on stderr.
 """
 from __future__ import annotations
 

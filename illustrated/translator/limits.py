@@ -17,7 +17,8 @@ A text is cut into sentences (:func:`split_sentences`); each sentence is then
 The decoder-only writer of ``python -m illustrated generate`` and the live writer page was
 trained on the English sentences of the same training pairs, and a prompt is checked by the
 same rule (:func:`check_prompt`): refused with letters outside the Latin alphabet, warned
-about when most of its words are French.
+about when most of its words are French, or when it holds symbols no English training
+sentence has (an emoji: the tokenizer reads it as bytes, ``<F0>``).
 
 A *word* is a run of letters (Unicode categories L*): ``"m'appelle"`` is two words, ``m`` and
 ``appelle``; digits and punctuation are not words. Words are compared in lower case.
@@ -69,6 +70,8 @@ NOT_ENGLISH = ("not English: it has letters outside the Latin alphabet ({letters
                "writer has only read English")
 FRENCH_PROMPT = ("French? {k} of its {n} words occur in French training sentences and in no "
                  "English one ({words}); the writer was trained on English sentences only")
+UNSEEN_PROMPT_SYMBOLS = ("symbols that occur in no English training sentence ({symbols}): the "
+                         "writer never read them and may write anything after them")
 
 
 def words(text: str) -> list[str]:
@@ -158,7 +161,7 @@ class TrainingProfile:
     at most ``max_words`` words, all of them in ``words`` (lower case), ``digits`` of them
     with a digit, their symbols all in ``symbols`` (as :func:`symbols` finds them); and
     whose English sentences have at most ``max_english_words`` words, all in
-    ``english_words``."""
+    ``english_words``, their symbols all in ``english_symbols``."""
 
     pairs: int
     max_words: int
@@ -167,22 +170,24 @@ class TrainingProfile:
     digits: int = 0
     symbols: frozenset = frozenset()
     english_words: frozenset = frozenset()
+    english_symbols: frozenset = frozenset()
 
     @classmethod
     def from_pairs(cls, pairs) -> "TrainingProfile":
         """The profile of ``(french, english)`` training pairs."""
-        vocabulary, english_vocabulary, marks = set(), set(), set()
+        vocabulary, english_vocabulary, marks, english_marks = set(), set(), set(), set()
         longest, longest_english, digits = 0, 0, 0
         for french, english in pairs:
             w, e = words(french), words(english)
             vocabulary.update(w)
             english_vocabulary.update(e)
             marks.update(symbols(french))
+            english_marks.update(symbols(english))
             digits += bool(numbers(french))
             longest = max(longest, len(w))
             longest_english = max(longest_english, len(e))
         return cls(len(pairs), longest, longest_english, frozenset(vocabulary), digits,
-                   frozenset(marks), frozenset(english_vocabulary))
+                   frozenset(marks), frozenset(english_vocabulary), frozenset(english_marks))
 
     def to_json(self) -> dict:
         """A JSON-ready dict (kept in the checkpoint; the live page's ``limits.json``);
@@ -190,13 +195,14 @@ class TrainingProfile:
         return {"pairs": self.pairs, "max_words": self.max_words,
                 "max_english_words": self.max_english_words, "words": sorted(self.words),
                 "digits": self.digits, "symbols": sorted(self.symbols),
-                "english_words": sorted(self.english_words)}
+                "english_words": sorted(self.english_words),
+                "english_symbols": sorted(self.english_symbols)}
 
     @classmethod
     def from_json(cls, data: dict) -> "TrainingProfile":
         return cls(int(data["pairs"]), int(data["max_words"]), int(data["max_english_words"]),
                    frozenset(data["words"]), int(data["digits"]), frozenset(data["symbols"]),
-                   frozenset(data["english_words"]))
+                   frozenset(data["english_words"]), frozenset(data["english_symbols"]))
 
 
 #: The keys of a whole profile's JSON (a checkpoint older than some keeps fewer).
@@ -254,18 +260,23 @@ def check_prompt(prompt: str, profile: TrainingProfile) -> Verdict:
     page), which was trained on the English sentences of ``profile``'s pairs: refused when it
     has letters outside the Latin alphabet (all named), warned about when more than half of
     its words occur in French training sentences and in no English one (``"Je suis"``:
-    both; ``"Tom"``, ``"I would like"``: none)."""
+    both; ``"Tom"``, ``"I would like"``: none), and when it holds symbols that no English
+    training sentence has (``"I like 🐱"``; all named)."""
     if not isinstance(prompt, str):
         raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
     foreign = non_latin(prompt)
     if foreign:
         return Verdict(NOT_ENGLISH.format(letters=listed(foreign, " ")))
+    warnings = []
     found = words(prompt)
     french = [w for w in found if w in profile.words and w not in profile.english_words]
     if 2 * len(french) > len(found):
-        return Verdict(None, (FRENCH_PROMPT.format(
-            k=len(french), n=len(found), words=listed(list(dict.fromkeys(french)))),))
-    return Verdict(None)
+        warnings.append(FRENCH_PROMPT.format(
+            k=len(french), n=len(found), words=listed(list(dict.fromkeys(french)))))
+    unseen = [c for c in symbols(prompt) if c not in profile.english_symbols]
+    if unseen:
+        warnings.append(UNSEEN_PROMPT_SYMBOLS.format(symbols=listed(unseen, " ")))
+    return Verdict(None, tuple(warnings))
 
 
 def training_profile(blob: dict) -> TrainingProfile:

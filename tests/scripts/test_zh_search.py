@@ -36,14 +36,57 @@ def test_query_words_cut_where_the_page_search_cuts():
     assert zh_search.query_words("log_softmax") == ["log_softmax"]
 
 
-def test_words_are_the_chinese_words_of_the_terms(terminology):
-    assert zh_search.words(terminology) == sorted(["束搜索", "缓存", "编码器", "解码器注意力",
-                                                   "头", "批次", "一批"])
+GLOSSARY = """```{glossary}
+beam search
+  **中文** 集束搜索 (000) and 束搜索 (003); 003 calls it 束搜索的宽度.
+```
+"""
+
+CATALOGUE = r"""msgid "The {term}`head <head>` and the {term}`KV cache`."
+msgstr "{term}`注意力头 <head>`与{term}`键/值缓存（KV 缓存） <KV cache>`，{term}`BLEU`。"
+
+msgid "**Cross-attention** and **the pair's bootstrap**, **top-k**, **why it matters:**"
+msgstr "**交叉注意力**与**配对自助法**，**top-k**，**为什么重要：**"
+"""
+
+
+@pytest.fixture
+def glossary(tmp_path):
+    path = tmp_path / "glossary.md"
+    path.write_text(GLOSSARY, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def catalogues(tmp_path):
+    (tmp_path / "LC_MESSAGES" / "chapters").mkdir(parents=True)
+    (tmp_path / "LC_MESSAGES" / "chapters" / "a.po").write_text(CATALOGUE, encoding="utf-8")
+    return tmp_path / "LC_MESSAGES"
+
+
+def test_glossary_names_are_its_chinese_runs(glossary):
+    assert zh_search.glossary_names(glossary) == ["中文", "集束搜索", "束搜索", "束搜索的宽度"]
+
+
+def test_shown_in_catalogues_are_the_chinese_term_links_and_bold_chinese(catalogues):
+    # bold Latin, and bold Chinese with punctuation (a phrase, not a term), are left out
+    assert zh_search.shown_in_catalogues(catalogues) == sorted(
+        ["注意力头", "键/值缓存（KV 缓存）", "交叉注意力", "配对自助法"])
+
+
+def test_words_are_the_chinese_words_of_the_terms_names_and_links(terminology, glossary,
+                                                                   catalogues):
+    assert zh_search.words(terminology, glossary, catalogues) == sorted(
+        ["束搜索", "缓存", "编码器", "解码器注意力", "头", "批次", "一批",  # terminology
+         "中文", "集束搜索", "束搜索的宽度",  # the glossary's names
+         "注意力头", "键", "值缓存",  # the links' texts, cut where the search cuts
+         "交叉注意力", "配对自助法"])  # bold Chinese
 
 
 def test_the_real_terminology_gives_its_compound_terms_whole():
     words = zh_search.words()
     assert {"束搜索", "贪心解码", "位置编码", "层归一化", "头"} <= set(words)
+    assert {"注意力汇聚", "集束搜索", "层标准化", "注意力头", "交叉注意力"} <= set(words)
     assert not [word for word in words if zh_search.QUERY_SEPARATOR.search(word)]
 
 

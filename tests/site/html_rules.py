@@ -54,6 +54,10 @@ licence      Every page's footer says the licence, linking to each: the code's (
              text's and figures' (CC BY-SA 4.0), as _config.yml's `html: extra_footer:`
              writes it; on a page of the Chinese edition, in Chinese (scripts/editions.py,
              ZH_FOOTER).
+theme-words  On a page of the Chinese edition, no tooltip or placeholder of the theme's
+             (outside the article) is English: "Toggle primary sidebar", "Color mode",
+             "Search this book...", nor the headings' "Link to this heading"
+             (scripts/theme_words.py).
 """
 from __future__ import annotations
 
@@ -336,3 +340,22 @@ def licence_footer(page: str, doc) -> list[str]:
     if page.startswith(ZH) and not CJK.search(words(footer[0])):
         found.append(f"the footer says the licence in English: {words(footer[0])[:60]!r}")
     return found
+
+
+# ---------------------------------------------------------------- theme-words (issue 44)
+# What the theme writes around the article: its buttons' tooltips, the search box's text.
+THEME_WORDS = ("title", "data-bs-title", "placeholder")
+
+
+def english_theme_words(doc) -> list[str]:
+    """On a page of the Chinese edition, the tooltips (``title``, ``data-bs-title``) and
+    placeholders outside the article, and the tooltips of its headings' links (¶), that are
+    English: Latin letters and no CJK character (scripts/theme_words.py translates them)."""
+    found = []
+    for attribute in THEME_WORDS:
+        for el in doc.xpath(f"//body//*[@{attribute}][not(ancestor-or-self::article) "
+                            f"or self::a[{has('headerlink')}]]"):  # ¶ of a heading, term, ...
+            value = el.get(attribute)
+            if re.search("[A-Za-z]", value) and not CJK.search(value):
+                found.append(f'<{el.tag} {attribute}="{value}">')
+    return first_lines(sorted(set(found)), shown=10)

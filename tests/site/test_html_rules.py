@@ -373,3 +373,19 @@ def test_licence_rule_wants_the_chinese_footer_in_chinese():
     assert rules.licence_footer("zh/" + CHAPTER, doc(chinese)) == []
     assert rules.licence_footer("zh/" + CHAPTER, doc(english))[0].startswith(
         "the footer says the licence in English")
+
+
+# ---------------------------------------------------------------- theme-words (issue 44)
+def test_theme_words_rule_finds_english_tooltips_around_the_article():
+    good = ('<button title="显示或隐藏全书目录"></button><input placeholder="搜索本书……">'
+            '<a title="列印成 PDF"></a><article><h2>注意力<a class="headerlink" '
+            'title="链接到本标题">¶</a></h2><a title="Dive into Deep Learning">d2l</a></article>')
+    bad = ('<button title="Toggle primary sidebar"></button><i title="System Settings"></i>'
+           '<button data-bs-title="Color mode"></button><input placeholder="Search this book...">'
+           '<article><h2>注意力<a class="headerlink" title="Link to this heading">¶</a></h2>'
+           '</article>')
+    assert rules.english_theme_words(doc(good)) == []
+    assert rules.english_theme_words(doc(bad)) == [
+        '<a title="Link to this heading">', '<button data-bs-title="Color mode">',
+        '<button title="Toggle primary sidebar">', '<i title="System Settings">',
+        '<input placeholder="Search this book...">']

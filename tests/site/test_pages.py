@@ -44,6 +44,10 @@ def test_chinese_pages_are_chinese(site, zh_page):
     none(rules.untranslated(built.parsed(site, zh_page)))
 
 
+def test_chinese_pages_have_the_themes_words_in_chinese(site, zh_page):
+    none(rules.english_theme_words(built.parsed(site, zh_page)))
+
+
 def test_chinese_emphasis_is_upright(site, zh_page):
     none(rules.italic_chinese(built.parsed(site, zh_page)))
 

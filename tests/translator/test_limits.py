@@ -9,6 +9,7 @@ from illustrated.translator.corpus import Split
 from illustrated.translator.limits import (DIGITS, FRENCH_PROMPT, LONGER_THAN_TRAINING,
                                            MOSTLY_UNKNOWN, NO_WORDS, NOT_ENGLISH, NOT_LATIN,
                                            PROFILE_KEYS, TOO_LONG, UNKNOWN_WORDS, UNSEEN_SYMBOLS,
+                                           UNSEEN_PROMPT_SYMBOLS,
                                            TrainingProfile, Verdict, check_prompt,
                                            check_sentence, non_latin, numbers,
                                            split_sentences, symbols, training_profile, words)
@@ -298,6 +299,20 @@ def test_a_french_prompt_is_warned_about():
         "(je, suis); the writer was trained on English sentences only")
 
 
+def test_a_prompt_with_symbols_no_english_sentence_has_is_warned_about():
+    seen = dataclasses.replace(PROMPTS, english_symbols=frozenset({".", "'", "!"}))
+    assert check_prompt("I like the cat.", seen) == Verdict(None)
+    assert check_prompt("I like the cat 🐱 !", seen) == Verdict(None, (
+        UNSEEN_PROMPT_SYMBOLS.format(symbols="🐱"),))
+    assert check_prompt("Tom’s cat", seen) == Verdict(None)  # ’ is cleaned to '
+    assert check_prompt("Je suis 🐱 ; ©", seen).warnings == (
+        FRENCH_PROMPT.format(k=2, n=2, words="je, suis"),
+        UNSEEN_PROMPT_SYMBOLS.format(symbols="🐱 ; ©"))
+    assert UNSEEN_PROMPT_SYMBOLS.format(symbols="🐱") == (
+        "symbols that occur in no English training sentence (🐱): the writer never read them "
+        "and may write anything after them")
+
+
 def test_a_prompt_in_another_script_is_refused():
     assert check_prompt("我是学生", PROMPTS) == Verdict(NOT_ENGLISH.format(letters="我 是 学 生"))
     assert NOT_ENGLISH.format(letters="我 是 学 生") == (
@@ -315,3 +330,5 @@ def test_the_shipped_profile_tells_french_from_english_prompts():
                    "I think", "Boston is", "Tom and Mary"]:
         assert check_prompt(prompt, p) == Verdict(None), prompt
     assert p.digits < p.pairs / 100 and "🐱" not in p.symbols and "!" in p.symbols
+    assert "🐱" not in p.english_symbols and {".", "?", "!", "'", ","} <= p.english_symbols
+    assert check_prompt("I like 🐱", p).warnings == (UNSEEN_PROMPT_SYMBOLS.format(symbols="🐱"),)

@@ -38,11 +38,12 @@ def test_the_page_applies_the_commands_rule(context, origin, site):
 
 
 # The writer page's prompt (limits.check_prompt): refused in another script, warned about
-# when French, written without a word when English; in the edition's words.
+# when French or with a symbol no English training sentence has, written without a word when
+# English; in the edition's words.
 WRITER = "chapters/live_writer.html"
-PROMPTS = ["Je suis", "我是学生", "Le chat est noir", "Привет", "Tom", "I would like",
+PROMPTS = ["Je suis", "我是学生", "Le chat est noir", "Привет", "I like 🐱", "Tom", "I would like",
            "Mary and John", ""]  # a refusal after a prompt written: its tokens cleared
-TEMPLATES = ("NOT_ENGLISH", "FRENCH_PROMPT", "MORE")
+TEMPLATES = ("NOT_ENGLISH", "FRENCH_PROMPT", "UNSEEN_PROMPT_SYMBOLS", "MORE")
 
 
 def python_prompts(templates=None) -> list[dict]:
@@ -99,8 +100,8 @@ def test_the_writer_checks_a_prompt_as_the_command_does(browser, origin, site, e
                     or "\ufffd" in g["tokens"]]
         assert not problems, "\n".join(problems)
         kinds = [(w["refusal"] is not None, bool(w["warnings"])) for w in want]
-        assert kinds == [(False, True), (True, False)] * 2 + [(False, False)] * 4
+        assert kinds == [(False, True), (True, False)] * 2 + [(False, True)] + [(False, False)] * 4
         if templates:
             assert all(any("\u4e00" <= c <= "\u9fff" for c in w["refusal"] or w["warnings"][0])
-                       for w in want[:4])
+                       for w in want[:5])
         assert not watched.problems(), "\n".join(watched.problems())

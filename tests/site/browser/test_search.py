@@ -10,10 +10,19 @@ Chinese edition by the page's own search code, must find every page whose text h
 (its article, as the built HTML has it), one test a term: the index holds the terms whole
 only through scripts/zh_search.py (jieba alone cut 束搜索 into 束 + 搜索: 束搜索 found 1
 page of the 8 that hold it, and 36 of the 72 terms missed pages).
+
+So must every Chinese word the pages show as a term, found in the built pages themselves,
+not in the list the build was given (:func:`shown_terms`): the glossary's names of each
+term (the sources' words, its entries' Chinese runs), the text of every link to the
+glossary on a Chinese page (注意力头, 键/值缓存（KV 缓存）), and every bold text of Chinese
+characters only in a Chinese page's article, where a chapter introduces a word (交叉注意力,
+配对自助法: jieba alone cut them, and 53 of the 102 bold texts missed pages).
 """
 from __future__ import annotations
 
+import html
 import re
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -103,12 +112,40 @@ def term_problems(term: str, pages: list[str], texts: dict[str, str]) -> list[st
         [f"found without it: {', '.join(extra)}"] if extra else [])
 
 
-@pytest.fixture(scope="module")
-def searched(browser, origin, site):
-    """Every term searched in the Chinese edition, in one load of its search page: the
-    pages found for each term, and the text of each indexed page."""
+# A link to a glossary entry (a {term} role), as Sphinx writes it, and its text.
+TERM_LINK = re.compile(r'<span class="xref std std-term">(.*?)</span>', re.S)
+GLOSSARY_LIST = re.compile(r'<dl class="glossary[^"]*">(.*?)</dl>', re.S)
+TAG = re.compile(r"<[^>]+>")
+ARTICLE = re.compile(r'<article class="bd-article"[^>]*>(.*?)</article>', re.S)
+BOLD = re.compile(r"<strong>(.*?)</strong>", re.S)
+
+
+def shown_terms(site: Path) -> list[str]:
+    """The Chinese terms the built pages show: every run of Chinese characters of the
+    English glossary's entries (the names the sources use, each term's Chinese), the text
+    of every link to the glossary that holds Chinese on a page of the Chinese edition, and
+    every bold text of Chinese characters only in the article of such a page; sorted, each
+    once."""
+    glossary = (site / "appendix" / "glossary.html").read_text(encoding="utf-8")
+    entries = " ".join(TAG.sub(" ", block) for block in GLOSSARY_LIST.findall(glossary))
+    found = set(zh_search.CJK_RUN.findall(html.unescape(entries)))
+    for page in sorted((site / "zh").rglob("*.html")):
+        source = page.read_text(encoding="utf-8")
+        for text in TERM_LINK.findall(source):
+            text = html.unescape(TAG.sub("", text)).strip()
+            if zh_search.CJK.search(text):
+                found.add(text)
+        for article in ARTICLE.findall(source):
+            found.update(text for text in (html.unescape(TAG.sub("", bold)).strip()
+                                           for bold in BOLD.findall(article))
+                         if zh_search.CJK_ONLY.match(text))
+    return sorted(found)
+
+
+def run_searches(browser, origin, site, terms):
+    """``terms`` searched in the Chinese edition, in one load of its search page: the pages
+    found for each term, the text of each indexed page, and the watched tab."""
     assert (site / ZH_SEARCH).is_file(), f"{ZH_SEARCH} was not built"
-    terms = zh_search.terms()
     context = browser.new_context()
     tab = context.new_page()
     watched = tabs.Watched(tab, origin)
@@ -120,6 +157,12 @@ def searched(browser, origin, site):
     return found, watched
 
 
+@pytest.fixture(scope="module")
+def searched(browser, origin, site):
+    """Every term of terminology.yml searched in the Chinese edition."""
+    return run_searches(browser, origin, site, zh_search.terms())
+
+
 @pytest.mark.parametrize("term", zh_search.terms())
 def test_each_term_finds_every_page_that_holds_it(searched, term):
     found, _ = searched
@@ -127,6 +170,16 @@ def test_each_term_finds_every_page_that_holds_it(searched, term):
     problems = term_problems(term, pages, found["texts"])
     assert not problems, (f"{term!r} finds {len(pages)} page(s), but "
                           f"{len(holders(found['texts'], term))} hold it; " + "; ".join(problems))
+
+
+def test_every_term_the_pages_show_finds_every_page_that_holds_it(browser, origin, site):
+    terms = shown_terms(site)
+    assert len(terms) > 100, f"only {len(terms)} Chinese terms found in the built pages"
+    found, _ = run_searches(browser, origin, site, terms)
+    problems = [f"{term!r} finds {len(found['found'][term])} page(s); "
+                + "; ".join(term_problems(term, found["found"][term], found["texts"]))
+                for term in terms if term_problems(term, found["found"][term], found["texts"])]
+    assert not problems, f"{len(problems)} of {len(terms)} terms:\n" + "\n".join(problems)
 
 
 def test_the_search_page_loads_cleanly(searched):
@@ -142,6 +195,22 @@ def test_holders_chinese_anywhere_latin_between_non_letters():
     assert holders(TEXTS, "KV 缓存") == ["a"]
     assert holders(TEXTS, "softmax") == ["c"]  # log_softmax holds it, softmaxes not
     assert holders(TEXTS, "Softmax") == ["c"]
+
+
+def test_shown_terms_are_the_glossary_names_and_the_chinese_term_links(tmp_path):
+    (tmp_path / "appendix").mkdir()
+    (tmp_path / "appendix" / "glossary.html").write_text(
+        '<h1>Glossary: English ↔ 中文</h1><dl class="glossary simple"><dt>head</dt><dd><p>'
+        '<strong>中文</strong> 注意力头 (000); 头部 and “head” (003)</p></dd></dl>',
+        encoding="utf-8")
+    (tmp_path / "zh" / "chapters").mkdir(parents=True)
+    (tmp_path / "zh" / "chapters" / "a.html").write_text(
+        '<a><span class="xref std std-term">键/值缓存（KV 缓存）</span></a>'
+        '<a><span class="xref std std-term">BLEU</span></a><article class="bd-article" '
+        'role="main"><p><strong>交叉注意力</strong>，<strong>top-k</strong>，<strong>为什么重要：'
+        '</strong></p></article><nav><strong>目录</strong></nav>', encoding="utf-8")
+    assert shown_terms(tmp_path) == sorted(["中文", "注意力头", "头部", "键/值缓存（KV 缓存）",
+                                            "交叉注意力"])
 
 
 def test_term_problems_name_the_missed_and_the_extra_pages():
