@@ -51,6 +51,8 @@ def test_glossary_titles_give_the_definition_then_the_chinese():
         "term-query": "The vector that says what a position looks for. 中文: 查询 (004)",
         "term-key": "What a query is matched against. 中文: 键 (004)",
     }
+    chinese = site_extras.glossary_titles(glossary_page(), chinese=True)
+    assert chinese["term-key"] == "What a query is matched against. 中文：键 (004)"
 
 
 def test_term_links_get_their_entry_as_title_and_other_links_do_not():
