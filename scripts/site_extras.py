@@ -158,10 +158,10 @@ def _plain_text(paragraph) -> str:
     return " ".join("".join(parts).split())
 
 
-def glossary_titles(doctree, chinese: bool = False) -> dict[str, str]:
+def glossary_titles(doctree, chinese_page: bool = False) -> dict[str, str]:
     """Map each glossary term's node id to its tooltip: the definition, then the Chinese
     (one line: HTML attributes turn newlines into spaces anyway), after "中文: " on an
-    English page and "中文：" on a Chinese one (``chinese``)."""
+    English page and "中文：" on a Chinese one (``chinese_page``)."""
     titles = {}
     items = (item for glossary in doctree.findall(addnodes.glossary)
              for item in glossary.findall(nodes.definition_list_item))
@@ -173,7 +173,8 @@ def glossary_titles(doctree, chinese: bool = False) -> dict[str, str]:
         chinese = [p for p in paragraphs if p.startswith("中文")]
         others = [_INTRODUCED.sub("", p) for p in paragraphs if not p.startswith("中文")]
         lines = [p for p in others if p]
-        lines += [_CHINESE.sub("中文：" if chinese else "中文: ", p) for p in chinese]
+        label = "中文：" if chinese_page else "中文: "
+        lines += [_CHINESE.sub(label, p) for p in chinese]
         for node_id in ids:
             titles[node_id] = " ".join(lines)
     return titles

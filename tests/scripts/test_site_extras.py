@@ -51,7 +51,7 @@ def test_glossary_titles_give_the_definition_then_the_chinese():
         "term-query": "The vector that says what a position looks for. 中文: 查询 (004)",
         "term-key": "What a query is matched against. 中文: 键 (004)",
     }
-    chinese = site_extras.glossary_titles(glossary_page(), chinese=True)
+    chinese = site_extras.glossary_titles(glossary_page(), chinese_page=True)
     assert chinese["term-key"] == "What a query is matched against. 中文：键 (004)"
 
 
