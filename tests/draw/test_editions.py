@@ -110,7 +110,7 @@ def test_tokens_are_drawn_as_they_are_and_the_books_words_translated():
     ax = zh.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == tokens
     assert [t.get_text() for t in ax.get_xticklabels()] == tokens
-    assert "查询 mine、,和.，" in zh.alt_text and "。" not in zh.alt_text[:-1], zh.alt_text
+    assert "查询 mine、, 和 .，" in zh.alt_text and "。" not in zh.alt_text[:-1], zh.alt_text
     labels = [t.get_text() for t in zh_cells.axes[0].get_yticklabels()]
     assert labels == ["位置 0", "位置 1", "."], labels
 
