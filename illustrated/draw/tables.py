@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
-
 from .words import carried_editions, edition, in_edition, tr
 
 _LETTER = re.compile(r"[^\W\d_]")
@@ -34,7 +32,7 @@ class _Table:
     edition's words. Made by :func:`table`.
     """
 
-    def __init__(self, frame: pd.DataFrame, rows: str, cells: tuple):
+    def __init__(self, frame: "pandas.DataFrame", rows: str, cells: tuple):
         self.frame, self.rows, self.cells = frame, rows, cells
 
     def __repr__(self) -> str:
@@ -49,7 +47,7 @@ class _Table:
             return html
         return html, {language: self.in_edition(language)._repr_html_() for language in others}
 
-    def in_edition(self, language: str) -> pd.DataFrame:
+    def in_edition(self, language: str):
         """The table with the book's words in ``language`` (one of ``EDITIONS``)."""
         with in_edition(language):
             frame = self.frame.copy()
@@ -76,6 +74,8 @@ def table(frame, *, rows: str = "words", cells=()):
     Returns:
         a ``_Table``; its ``frame`` is ``frame``.
     """
+    import pandas as pd  # an extra of the package ("pages"): only where a table is shown
+
     if isinstance(frame, pd.Series):
         frame = frame.to_frame()
     if not isinstance(frame, pd.DataFrame):
@@ -101,8 +101,11 @@ def _word(label):
     return label
 
 
-def _words(index: pd.Index) -> pd.Index:
-    """Every label of ``index`` (every level of a MultiIndex) and its names, in the edition."""
+def _words(index):
+    """Every label of ``index`` (a pandas ``Index``; every level of a ``MultiIndex``) and its
+    names, in the edition."""
+    import pandas as pd
+
     names = [_word(name) for name in index.names]
     if isinstance(index, pd.MultiIndex):
         levels = [level.map(_word) for level in index.levels]
