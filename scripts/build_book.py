@@ -124,12 +124,9 @@ def execute_chapters(execute: dict) -> bool:
         name = path.relative_to(ROOT).as_posix()
         # Read exactly as MyST-NB does, so that its cache lookup finds what we store.
         nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=nbformat.NO_CONVERT)
-        try:
-            cache.match_cache_notebook(nb)
-            print(f"{name} ... cached")
-            continue
-        except KeyError:
-            pass
+        # The committed outputs first: the cache matches a notebook by its code alone, so an
+        # older execution of the same code (before a change to the package or to a
+        # catalogue re-executed the chapter) would otherwise be shown.
         if committed_as_executed(path, nb):
             # Its committed outputs are an execution of exactly this code (`make notebooks`
             # wrote them; `make test`'s nbval proves they come out again): no need to rerun.
@@ -138,6 +135,12 @@ def execute_chapters(execute: dict) -> bool:
             cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
             print(f"{name} ... committed outputs (unchanged since the last commit)")
             continue
+        try:
+            cache.match_cache_notebook(nb)
+            print(f"{name} ... cached")
+            continue
+        except KeyError:
+            pass
         print(f"{name} ... ", end="", flush=True)
         try:
             seconds = run_notebook(nb, path.parent, execute.get("timeout", 30),

@@ -92,7 +92,7 @@ const EN = {
 };
 
 const ZH = {
-  loading: (got, total) => `正在加载模型：${got} / ${total} MB …`,
+  loading: (got, total) => `正在加载模型：${got} / ${total} MB……`,
   crossCaption: (layer, head) => `交叉注意力，解码器第 ${layer} 层，第 ${head} 个头：` +
     "每行是正在写出的一个英语词元，每列是读入的一个法语词元",
   selfCaption: (layer, head) => `编码器自注意力，第 ${layer} 层，第 ${head} 个头：` +
@@ -103,7 +103,7 @@ const ZH = {
   reads: (n) => `模型读入 ${n} 个词元：`,
   beam: (k) => `束宽为 ${k} 的束搜索`,
   greedy: "贪心解码",
-  translating: (i, n) => `正在翻译第 ${i} 句（共 ${n} 句）…`,
+  translating: (i, n) => `正在翻译第 ${i} 句（共 ${n} 句）……`,
   translated: (how, seconds, done, total) => (total === 1
     ? `用${how}翻译完成，在本浏览器中耗时 ${seconds} 秒。`
     : done === total ? `用${how}翻译了全部 ${total} 句，在本浏览器中耗时 ${seconds} 秒。`
@@ -233,7 +233,7 @@ EN.writer = {
 ZH.writer = {
   loading: ZH.loading,
   ready: (mb) => `准备就绪。第一次按“续写”时会加载模型和 onnxruntime（${mb} MB）。`,
-  writing: (n) => `正在续写：已写出 ${n} 个词元 …`,
+  writing: (n) => `正在续写：已写出 ${n} 个词元……`,
   written: (n, seconds, ended) => `写出 ${n} 个词元，在本浏览器中耗时 ${seconds} 秒；` +
     (ended ? "模型自己结束了文本（<eos>）。" : "写到上限为止。"),
   stepAfter: (i, before) => `第 ${i} 步，接在以下词元之后：${before}`,
