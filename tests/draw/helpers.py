@@ -2,11 +2,24 @@
 from __future__ import annotations
 
 import io
+import json
+from pathlib import Path
 
 import torch
 from matplotlib.figure import Figure
 
 CJK = list("人工智能")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def notebook_outputs():
+    """``("<notebook> cell <i>", output)`` for every output of the committed notebooks."""
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")) + sorted(
+            (ROOT / "appendix").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for i, cell in enumerate(cells):
+            for output in cell.get("outputs", []):
+                yield f"{path.relative_to(ROOT)} cell {i}", output
 
 
 def gen(seed: int = 0) -> torch.Generator:

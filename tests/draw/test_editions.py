@@ -4,7 +4,6 @@ font, and every figure of the committed notebooks carries it."""
 from __future__ import annotations
 
 import base64
-import json
 import re
 from pathlib import Path
 
@@ -19,9 +18,8 @@ from illustrated.draw import words
 from illustrated.draw.figure import _CJK, _FONT_FILE
 from illustrated.draw.words import in_edition
 
-from .helpers import CJK, gen, softmax_weights, thinking_machines
+from .helpers import CJK, gen, notebook_outputs, softmax_weights, thinking_machines
 
-ROOT = Path(__file__).resolve().parents[2]
 BEAM = [[(None, "<bos>", 0.0, "kept")],
         [(0, "i", -0.1, "kept"), (0, "we", -2.5, "dropped")],
         [(0, "am", -0.2, "kept"), (0, "<eos>", -3.0, "finished")]]
@@ -172,13 +170,8 @@ def test_every_character_of_the_translations_is_in_the_font():
 
 
 def notebook_figures():
-    for path in sorted((ROOT / "chapters").glob("*.ipynb")) + sorted(
-            (ROOT / "appendix").glob("*.ipynb")):
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        for i, cell in enumerate(cells):
-            for output in cell.get("outputs", []):
-                if "image/png" in output.get("data", {}):
-                    yield f"{path.relative_to(ROOT)} cell {i}", output
+    return ((where, output) for where, output in notebook_outputs()
+            if "image/png" in output.get("data", {}))
 
 
 def test_every_figure_of_the_notebooks_has_its_chinese_rendering():

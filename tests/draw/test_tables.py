@@ -3,9 +3,7 @@ own, the Chinese one translates the book's words only, and every table of the co
 notebooks carries its Chinese rendering."""
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -13,7 +11,7 @@ import pytest
 from illustrated import draw
 from illustrated.draw.words import CARRIED
 
-ROOT = Path(__file__).resolve().parents[2]
+from .helpers import notebook_outputs
 
 
 def frame():
@@ -80,14 +78,10 @@ def test_bad_input_is_named():
 
 
 def notebook_tables():
-    for path in sorted((ROOT / "chapters").glob("*.ipynb")) + sorted(
-            (ROOT / "appendix").glob("*.ipynb")):
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        for i, cell in enumerate(cells):
-            for output in cell.get("outputs", []):
-                html = "".join(output.get("data", {}).get("text/html", ""))
-                if "<table" in html and "dataframe" in html:
-                    yield f"{path.relative_to(ROOT)} cell {i}", output
+    for where, output in notebook_outputs():
+        html = "".join(output.get("data", {}).get("text/html", ""))
+        if "<table" in html and "dataframe" in html:
+            yield where, output
 
 
 def test_every_table_of_the_notebooks_has_its_chinese_rendering():
