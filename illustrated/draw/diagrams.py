@@ -111,7 +111,14 @@ def _stack_alt(n, detailed, highlight, show_io, source, target) -> str:
                if highlight else "")
             + (tr(" Input: “{source}”; output: “{target}”.").format(source=source,
                                                                     target=target)
-               if show_io else ""))
+               if show_io else "")
+            + (tr(" The decoder reads its output so far, shifted right: “{shifted}”.").format(
+                shifted=_shifted(target)) if show_io and detailed else ""))
+
+
+def _shifted(target) -> str:
+    """The decoder's input while training: ``<bos>`` and the target without its last word."""
+    return " ".join(["<bos>"] + target.split()[:-1])
 
 
 def _stacks(ax, n, highlight, show_io, source, target):
@@ -154,9 +161,8 @@ def _detailed_layers(ax, n, highlight, show_io, source, target):
     DEC_X, y = 6.0, (2.9 if show_io else 2.0)
     enc = draw_layer(ax, 0.0, y, "encoder", ENCODER, ENCODER_LAYER, n, highlight, side=-1)
     dec = draw_layer(ax, DEC_X, y, "decoder", DECODER, DECODER_LAYER, n, highlight, side=1)
-    shifted = " ".join(["<bos>"] + target.split()[:-1])  # the decoder reads its output so far
     draw_layer_inputs(ax, enc, -1, highlight, show_io and source, tr("input"))
-    draw_layer_inputs(ax, dec, 1, highlight, show_io and shifted,
+    draw_layer_inputs(ax, dec, 1, highlight, show_io and _shifted(target),
                       tr("output so far (shifted right)"))
     # The encoder's output feeds the encoder-decoder attention of every decoder layer.
     route_y, mid = enc["top"] + 0.6, (LAYER_W + DEC_X) / 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 from matplotlib.figure import Figure
+from matplotlib.ticker import LogLocator, NullFormatter
 
 from .figure import (alt_sentence, axes_inches, check_labels, edition_labels, edition_words,
                      finish_figure, float_tensor, format_value, listed, new_axes, new_figure,
@@ -145,7 +146,7 @@ def bar_values(values, labels=None, title=None, ylabel=None, ax=None, fmt="{:.3f
 
 @with_editions
 def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False, logy=False,
-              ax=None, marks: dict | None = None) -> Figure:
+              ax=None, marks: dict | None = None, log_ticks=(1,)) -> Figure:
     """Several named curves against the same ``x``.
 
     Args:
@@ -155,6 +156,8 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
             every ``x`` is a power of 2 (``d_k = 1, 2, 4, ...``) the x ticks are those.
         marks: optional ``{label: x position}``; each becomes a dashed vertical line with
             its label, e.g. where two curves cross (chapter on cost).
+        log_ticks: the multiples of each power of ten labelled on a logarithmic axis;
+            ``(1, 2, 5)`` makes an axis readable whose data span few powers of ten.
 
     Returns:
         a Figure with one axes.
@@ -176,7 +179,7 @@ def line_plot(x, series: dict, xlabel=None, ylabel=None, title=None, logx=False,
     for i, (name, ys) in enumerate(curves.items()):
         ax.plot(xs.numpy(), ys.numpy(), color=SERIES[i % len(SERIES)], marker=marker,
                 markersize=4, linewidth=2, label=name)
-    _log_axes(ax, xs, torch.cat(list(curves.values())), logx, logy)
+    _log_axes(ax, xs, torch.cat(list(curves.values())), logx, logy, log_ticks)
     marked = _marks(ax, marks, logx)
     _style(ax, title, xlabel, ylabel)
     ax.legend(frameon=False, fontsize=9)
@@ -217,13 +220,25 @@ def _marks(ax, marks, logx) -> str:
     return listed(words)
 
 
-def _log_axes(ax, xs, ys, logx, logy) -> None:
-    """Logarithmic axes labelled with plain numbers where they are short."""
+def _log_axes(ax, xs, ys, logx, logy, log_ticks=(1,)) -> None:
+    """Logarithmic axes labelled at ``log_ticks`` times each power of ten, with plain
+    numbers where they are short."""
     ax.set(xscale="log" if logx else "linear", yscale="log" if logy else "linear")
     for axis, log, data in ((ax.xaxis, logx, xs), (ax.yaxis, logy, ys)):
+        if log and tuple(log_ticks) != (1,):  # e.g. 10^5, 2 x 10^5, 5 x 10^5, 10^6 ...
+            axis.set_major_locator(LogLocator(subs=[float(m) for m in log_ticks]))
+            axis.set_minor_formatter(NullFormatter())
+            axis.set_major_formatter(_power_label)
         if log and 1e-3 <= float(data.min()) and float(data.max()) < 1e5:
             axis.set_major_formatter(lambda v, _: f"{v:g}")  # 100 reads faster than 10^2
     if logx and bool((torch.log2(xs) % 1 == 0).all()):  # e.g. d_k = 1, 2, 4, ..., 512
         ax.set_xscale("log", base=2)
         ax.set_xticks(xs.tolist(), [f"{v:g}" for v in xs.tolist()])
         ax.minorticks_off()
+
+
+def _power_label(v, _=None) -> str:
+    """A tick of a logarithmic axis: 10⁶, or 2 × 10⁵ between the powers of ten."""
+    k = int(np.floor(np.log10(v) + 1e-9))
+    m = round(v / 10.0**k)
+    return f"$10^{{{k}}}$" if m == 1 else f"${m}\\times10^{{{k}}}$"

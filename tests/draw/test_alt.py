@@ -70,3 +70,9 @@ def test_line_plot_alt_names_both_logarithmic_axes_as_before():
 
     fig = draw.line_plot([1, 2, 4], {"a": [1, 2, 3]}, logx=True, logy=True)
     assert fig.alt_text.endswith("; logarithmic x and logarithmic y scale.")
+
+
+def test_detailed_stack_alt_says_what_the_decoder_reads():
+    alt = draw.stack_diagram(n_layers=2, detail=True).alt_text
+    assert "shifted right: “<bos> I am a”" in alt
+    assert "shifted right" not in draw.stack_diagram(n_layers=2).alt_text

@@ -56,3 +56,20 @@ def test_line_plot_marks_draw_dashed_lines_named_in_alt():
         draw.line_plot(L, {"a": L}, marks={"x": "256"})
     with pytest.raises(ValueError, match="logx=True needs positive marks"):
         draw.line_plot(L, {"a": L}, logx=True, marks={"x": 0})
+
+
+def test_line_plot_log_ticks_label_more_than_one_tick_on_a_short_log_axis():
+    """y from 2e5 to 8e6 holds one power of ten: by default 10^6 is its only label."""
+    x, ys = [2, 4, 8, 16], {"work": [2e5, 5e5, 2e6, 8e6]}
+
+    def labels(fig):
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        lo, hi = ax.get_ylim()
+        return [t.get_text() for t, v in zip(ax.get_yticklabels(), ax.get_yticks())
+                if t.get_text() and lo <= v <= hi]
+
+    assert labels(draw.line_plot(x, ys, logx=True, logy=True)) == ["$\\mathdefault{10^{6}}$"]
+    assert labels(draw.line_plot(x, ys, logx=True, logy=True, log_ticks=(1, 2, 5))) == [
+        "$2\\times10^{5}$", "$5\\times10^{5}$", "$10^{6}$", "$2\\times10^{6}$",
+        "$5\\times10^{6}$"]

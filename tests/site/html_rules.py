@@ -305,7 +305,8 @@ def struck_text(doc) -> list[str]:
 #: Words a Chinese table header keeps as they are: names of metrics, models, functions and
 #: people, and maths.
 SAME_IN_TABLES = {"BLEU", "chrF", "sacreBLEU", "RNN", "LSTM", "tanh", "addmm", "bmm", "True",
-                  "Bob", "Cesus", "Bylan", "sin", "cos", "Var", "dropout", "FLOPs", "GPT-2 small"}
+                  "Bob", "Cesus", "Bylan", "Xavier", "sin", "cos", "Var", "dropout", "FLOPs",
+                  "GPT-2 small"}
 _CODE = re.compile(r"--\S+(?: \w+)?|\S*[_.]\S*")  # --preset laptop, d_model, nn.RNN
 _ENGLISH = re.compile(r"[A-Za-z]{3,}")
 
