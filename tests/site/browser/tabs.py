@@ -16,6 +16,7 @@ import functools
 import http.server
 import os
 import socket
+import sys
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
@@ -67,11 +68,21 @@ class _Site(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    """The test server: a browser that hangs up in the middle of a response (a page left
+    while the model files still download) is no error; any other error is printed, as
+    ``socketserver`` does."""
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipe, ConnectionReset
+            return
+        super().handle_error(request, client_address)
+
+
 def serve(folder: Path, pages: Path | None = None) -> tuple[http.server.ThreadingHTTPServer, str]:
     """An HTTP server for ``folder`` on 127.0.0.1 (a free port), in a thread; and its origin.
     ``pages``: a folder served as /_tests/pages/ (the tests' own small pages)."""
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Site, directory=str(folder)))
+    server = _Server(("127.0.0.1", 0), functools.partial(_Site, directory=str(folder)))
     server.pages = pages
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
