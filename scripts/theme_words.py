@@ -1,4 +1,4 @@
-"""The theme's own words in the Chinese edition (issue 44): its buttons' tooltips.
+"""The theme's own words in the Chinese edition: its buttons' tooltips.
 
 Sphinx and the themes translate their words with gettext catalogues, and for zh_CN these
 leave some English: Sphinx 7.4's zh_CN catalogue has no translation of "Link to this
@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import gettext
 from pathlib import Path
+
+from editions import is_chinese
 
 TEMPLATES = Path(__file__).resolve().parent / "theme_zh"
 
@@ -49,19 +51,15 @@ class ThemeWords(gettext.NullTranslations):
         return ZH.get(message) or super().gettext(message)
 
 
-def _chinese(app) -> bool:
-    return (app.config.language or "en").startswith("zh")
-
-
 def _config(app, config):
-    if _chinese(app):
+    if is_chinese(app):
         config.templates_path.insert(0, str(TEMPLATES))  # before the theme's components
         config.html_theme_options = {**config.html_theme_options,
                                      "search_bar_text": SEARCH_BOX}
 
 
 def _catalogue(app):
-    if _chinese(app):
+    if is_chinese(app):
         from sphinx.locale import get_translator
 
         # Behind Sphinx's catalogue and the themes' (add_fallback puts it at the end).

@@ -13,7 +13,7 @@ Chinese search, with the Chinese words of every term (``words``, read from
 locales/zh_CN/terminology.yml at each build, passed as ``html_search_options["terms"]``)
 taught to jieba and added to the index of every piece of text that holds them.
 
-A reader also searches for what the pages show beside the book's own terms (issue 44): the
+A reader also searches for what the pages show beside the book's own terms: the
 other names the glossary gives for a term (the sources' words, 注意力汇聚, 集束搜索, 层标准化),
 the words a chapter links to the glossary with ({term}`注意力头 <head>`), and the words it
 sets in bold where it introduces them (**交叉注意力**, **配对自助法**, **熵**: jieba cut
@@ -44,7 +44,6 @@ CJK_RUN = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]+")
 TERM_ROLE = re.compile(r"\{term\}`([^`<]*?)\s*(?:<[^`>]*>)?`")
 # Bold markdown, **交叉注意力**; kept when its text is Chinese characters only.
 BOLD = re.compile(r"\*\*([^*]+?)\*\*")
-CJK_ONLY = re.compile(r"^[\u2e80-\u9fff\uf900-\ufaff]+$")
 
 
 def terms(terminology: Path = TERMINOLOGY) -> list[str]:
@@ -86,7 +85,7 @@ def shown_in_catalogues(catalogues: Path = CATALOGUES) -> list[str]:
                 for string in filter(None, strings):
                     found.update(t for t in TERM_ROLE.findall(string) if CJK.search(t))
                     found.update(t.strip() for t in BOLD.findall(string)
-                                 if CJK_ONLY.match(t.strip()))
+                                 if CJK_RUN.fullmatch(t.strip()))
     return sorted(found)
 
 

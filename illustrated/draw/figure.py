@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import Normalize, to_rgb
+from matplotlib.font_manager import weight_dict
 from matplotlib.patheffects import withStroke
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -175,9 +176,8 @@ def finish_figure(fig: Figure, alt: str | None = None) -> Figure:
 
 
 def _is_bold(props) -> bool:
-    weight = props.get_weight()
-    return weight >= 600 if isinstance(weight, (int, float)) else weight in (
-        "semibold", "demibold", "demi", "bold", "heavy", "extra bold", "black")
+    weight = props.get_weight()  # a number or a name ("bold": 700)
+    return weight_dict.get(weight, weight) >= 600
 
 
 def _spaced(text: str) -> str:

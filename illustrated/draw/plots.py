@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 from matplotlib.figure import Figure
-from matplotlib.ticker import LogLocator, NullFormatter
+from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullFormatter
 
 from .figure import (alt_sentence, axes_inches, check_labels, edition_labels, edition_words,
                      finish_figure, float_tensor, format_value, listed, new_axes, new_figure,
@@ -228,7 +228,8 @@ def _log_axes(ax, xs, ys, logx, logy, log_ticks=(1,)) -> None:
         if log and tuple(log_ticks) != (1,):  # e.g. 10^5, 2 x 10^5, 5 x 10^5, 10^6 ...
             axis.set_major_locator(LogLocator(subs=[float(m) for m in log_ticks]))
             axis.set_minor_formatter(NullFormatter())
-            axis.set_major_formatter(_power_label)
+            axis.set_major_formatter(LogFormatterSciNotation(  # every multiple labelled
+                labelOnlyBase=False, minor_thresholds=(np.inf, np.inf)))
         if log and 1e-3 <= float(data.min()) and float(data.max()) < 1e5:
             axis.set_major_formatter(lambda v, _: f"{v:g}")  # 100 reads faster than 10^2
     if logx and bool((torch.log2(xs) % 1 == 0).all()):  # e.g. d_k = 1, 2, 4, ..., 512
@@ -236,9 +237,3 @@ def _log_axes(ax, xs, ys, logx, logy, log_ticks=(1,)) -> None:
         ax.set_xticks(xs.tolist(), [f"{v:g}" for v in xs.tolist()])
         ax.minorticks_off()
 
-
-def _power_label(v, _=None) -> str:
-    """A tick of a logarithmic axis: 10⁶, or 2 × 10⁵ between the powers of ten."""
-    k = int(np.floor(np.log10(v) + 1e-9))
-    m = round(v / 10.0**k)
-    return f"$10^{{{k}}}$" if m == 1 else f"${m}\\times10^{{{k}}}$"

@@ -71,5 +71,5 @@ def test_line_plot_log_ticks_label_more_than_one_tick_on_a_short_log_axis():
 
     assert labels(draw.line_plot(x, ys, logx=True, logy=True)) == ["$\\mathdefault{10^{6}}$"]
     assert labels(draw.line_plot(x, ys, logx=True, logy=True, log_ticks=(1, 2, 5))) == [
-        "$2\\times10^{5}$", "$5\\times10^{5}$", "$10^{6}$", "$2\\times10^{6}$",
-        "$5\\times10^{6}$"]
+        f"$\\mathdefault{{{t}}}$" for t in ("2\\times10^{5}", "5\\times10^{5}", "10^{6}",
+                                          "2\\times10^{6}", "5\\times10^{6}")]

@@ -343,7 +343,7 @@ def licence_footer(page: str, doc) -> list[str]:
     return found
 
 
-# ---------------------------------------------------------------- theme-words (issue 44)
+# ---------------------------------------------------------------- theme-words
 # What the theme writes around the article: its buttons' tooltips, the search box's text.
 THEME_WORDS = ("title", "data-bs-title", "placeholder")
 

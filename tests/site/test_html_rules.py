@@ -375,7 +375,7 @@ def test_licence_rule_wants_the_chinese_footer_in_chinese():
         "the footer says the licence in English")
 
 
-# ---------------------------------------------------------------- theme-words (issue 44)
+# ---------------------------------------------------------------- theme-words
 def test_theme_words_rule_finds_english_tooltips_around_the_article():
     good = ('<button title="显示或隐藏全书目录"></button><input placeholder="搜索本书……">'
             '<a title="列印成 PDF"></a><article><h2>注意力<a class="headerlink" '
