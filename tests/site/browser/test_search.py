@@ -138,7 +138,7 @@ def shown_terms(site: Path) -> list[str]:
         for article in ARTICLE.findall(source):
             found.update(text for text in (html.unescape(TAG.sub("", bold)).strip()
                                            for bold in BOLD.findall(article))
-                         if zh_search.CJK_ONLY.match(text))
+                         if zh_search.CJK_RUN.fullmatch(text))
     return sorted(found)
 
 
