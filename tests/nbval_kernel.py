@@ -9,6 +9,13 @@ binding them, the other worker's kernel can take one, and the kernel dies with "
 already in use" before it replies ("Kernel died before replying to kernel_info": seen once in
 a fresh clone's ``make test``, chapter 2, all 33 cells in error; the same notebook passed
 alone). No cell has run at that point, so starting the kernel again changes no result.
+
+With ``NBVAL_PIXELS=0`` (the Makefile's second and third kernel paths), the kernels show
+every output but pictures: nbval compares a figure's text, never its pixels (it skips
+image/png and image/jpeg, unless run with ``--nbdime``), and drawing a PNG involves none of
+torch's kernels, which is what those paths are there to vary. Each figure is still built by
+the same calls and shown (as its ``text/plain``, which nbval compares); only its PNG is not
+drawn: 0.2 s of CPU a figure, 100 figures a path. The first path draws them all.
 """
 from __future__ import annotations
 
@@ -24,6 +31,8 @@ import nbval.kernel
 
 TRIES = 3
 FORK = Path(__file__).with_name("kernel_fork.py")
+#: The MIME types nbval does not compare (nbval.plugin.IPyNbFile.skip_compare).
+PICTURES = ("image/png", "image/jpeg")
 
 
 @functools.cache
@@ -53,6 +62,26 @@ class ForkedKernelSpecs(nbval.kernel.NbvalKernelspecManager):
         return spec
 
 
+def without_pictures(manager):
+    """``manager``, a kernel spec manager class, whose kernel of the current environment
+    leaves :data:`PICTURES` out of IPython's active display types (``DisplayFormatter.
+    active_types``: an object with a ``_repr_png_`` is shown by its other representations,
+    and ``_repr_png_`` is not called)."""
+    from IPython.core.formatters import DisplayFormatter
+
+    shown = [t for t in DisplayFormatter().format_types if t not in PICTURES]
+
+    class WithoutPictures(manager):
+        def get_kernel_spec(self, kernel_name):
+            spec = super().get_kernel_spec(kernel_name)
+            if kernel_name == nbval.kernel.CURRENT_ENV_KERNEL_NAME:
+                spec.argv = [*spec.argv, *(f"--DisplayFormatter.active_types={t}"
+                                           for t in shown)]
+            return spec
+
+    return WithoutPictures
+
+
 def retrying(start):
     """``start`` (nbval's ``start_new_kernel``), tried up to ``TRIES`` times while the kernel
     dies on start-up (a ``RuntimeError``); the last failure is raised as it came."""
@@ -72,6 +101,10 @@ def retrying(start):
 
 
 def pytest_configure(config):
+    manager = nbval.kernel.NbvalKernelspecManager  # what start_new_kernel uses
     if os.environ.get("KERNEL_FORK", "1") != "0":
-        nbval.kernel.NbvalKernelspecManager = ForkedKernelSpecs  # what start_new_kernel uses
+        manager = ForkedKernelSpecs
+    if os.environ.get("NBVAL_PIXELS", "1") == "0":
+        manager = without_pictures(manager)
+    nbval.kernel.NbvalKernelspecManager = manager
     nbval.kernel.start_new_kernel = retrying(nbval.kernel.start_new_kernel)

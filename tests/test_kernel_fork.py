@@ -106,3 +106,27 @@ def test_a_kernel_on_another_kernel_path_is_refused_with_a_message(tmp_path):
                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc
     assert "refused" in proc.stderr and "ATEN_CPU_CAPABILITY" in proc.stderr, proc.stderr
+
+
+
+def test_a_kernel_without_pictures_shows_a_figures_text_and_draws_no_png(tmp_path):
+    """NBVAL_PIXELS=0 (the second and third nbval paths): the figure is built and shown by
+    its text, which nbval compares, and its PNG, which nbval skips, is not drawn."""
+    from IPython.core.formatters import DisplayFormatter
+
+    from illustrated import draw
+
+    code = "draw.line_plot([1, 2], {'a': [1, 2]})"
+    everything = DisplayFormatter().format(eval(code))[0]  # what a kernel shows by default
+    km, kc = started(nbval_kernel.without_pictures(nbval_kernel.ForkedKernelSpecs)(), tmp_path)
+    try:
+        results = []
+        kc.execute_interactive(f"from illustrated import draw\n{code}", timeout=60,
+                               output_hook=lambda m: results.append(m["content"]["data"])
+                               if m["msg_type"] == "execute_result" else None)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel()
+    assert "image/png" in everything
+    assert set(results[0]) == set(everything) - set(nbval_kernel.PICTURES)
+    assert results[0]["text/plain"] == everything["text/plain"]
