@@ -28,7 +28,9 @@ from .positional import PositionalEncoding
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Sizes of a Transformer. The defaults are the paper's base model (Table 3)."""
+    """Sizes of a Transformer. The defaults are the sizes of the paper's base model (Table 3);
+    unlike the paper, they keep the two embeddings and the output layer as three matrices
+    (``share_embeddings=False``)."""
 
     src_vocab: int = 37000  # source vocabulary size (the paper's English-German BPE: ~37000)
     tgt_vocab: int = 37000  # target vocabulary size (shared with the source in the paper)
