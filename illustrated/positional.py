@@ -26,7 +26,8 @@ def _check_base(base) -> None:
 
 
 def sinusoidal_encoding(
-    length: int, d_model: int, base: float = 10000.0, interleave: bool = True
+    length: int, d_model: int, base: float = 10000.0, interleave: bool = True,
+    dtype: torch.dtype = torch.float32,
 ) -> torch.Tensor:
     """The table of sinusoidal positional encodings.
 
@@ -44,9 +45,11 @@ def sinusoidal_encoding(
             this table: its frequencies are
             ``base^(-i / (d_model/2 - 1))``, not ``base^(-2i / d_model)``
             (chapter 7 measures the difference).
+        dtype: the floating-point type of the table (the rotary embeddings of
+            :mod:`illustrated.decoder_only.rope` read it in float64 too).
 
     Returns:
-        float32 tensor ``(L, D)`` with values in ``[-1, 1]``.
+        tensor ``(L, D)`` of ``dtype`` with values in ``[-1, 1]``.
     """
     check_positive_int(length, "length")
     check_positive_int(d_model, "d_model")
@@ -63,7 +66,7 @@ def sinusoidal_encoding(
         pe = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)  # (L, D)
     else:
         pe = torch.cat([angle.sin(), angle.cos()], dim=-1)  # (L, D)
-    return pe.float()
+    return pe.to(dtype)
 
 
 def _check_input(module, x, start) -> None:
