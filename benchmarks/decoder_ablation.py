@@ -9,8 +9,10 @@ test (RoPE against the sinusoidal table on held-out sentences longer than any tr
 Writes ``benchmarks/results/<name>.json``: one row per run (variant, seed, parameters,
 held-out perplexity, seconds, tokens), and a summary per variant (mean, sample sd, range,
 95 % t-interval over the seeds). ``--length`` runs the length test instead (``--cut``
-tokens; default the variants ``baseline`` and ``rope``). One thread by default: each run
-takes about two minutes on a 2-core laptop CPU (``BUDGET`` in the ablation module).
+tokens; default the variants ``baseline`` and ``rope``). One thread by default: a run of
+chapter 13's model took 97 s on one thread of a shared 2-core CPU (``BUDGET`` in the
+ablation module); a busy machine takes several times as long (``cpu_seconds`` is recorded
+beside ``seconds``).
 """
 import argparse
 import json
@@ -50,7 +52,7 @@ def main(argv=None):
         else:
             rows.append(run_variant(variant, seed, train, held, len(tok), **budget))
     keys = ["short_perplexity", "long_perplexity"] if args.length else ["perplexity"]
-    print(table(rows, ["variant", "seed", "parameters", *keys, "seconds"]))
+    print(table(rows, ["variant", "seed", "parameters", *keys, "seconds", "cpu_seconds"]))
     name = args.name or ("decoder_length" if args.length else "decoder_ablation")
     meta = {"torch": torch.__version__, "threads": torch.get_num_threads(),
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

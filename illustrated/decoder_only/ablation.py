@@ -34,8 +34,10 @@ VARIANTS = {
                if getattr(modern(), f.name) != getattr(VariantConfig(), f.name)},
 }
 
-# The token budget: 500 batches of 2000 tokens (padding included), chapter 13's batches
-# and warm-up, a fifth of its 2400 steps; about two minutes a variant on one thread.
+# The token budget: 500 batches of 2000 tokens (padding included; about 800,000 real
+# target tokens, two passes over the sentences), chapter 13's batches and warm-up, a fifth
+# of its 2400 steps. Chapter 13's model trained in 97 s at this budget on one thread of a
+# shared 2-core CPU.
 BUDGET = dict(steps=500, max_tokens=2000, warmup=200)
 
 
@@ -54,19 +56,22 @@ def train_variant(name: str, seed: int, train, vocab: int, steps: int = BUDGET["
     ``train``, for ``steps`` batches of ``max_tokens`` tokens.
 
     Returns: ``(model, info)``, the model in eval mode and ``{"variant", "seed",
-    "parameters", "seconds", "steps", "max_tokens", "tokens", "threads"}``: ``tokens``
-    counts the real target tokens trained on, ``seconds`` the training's wall-clock time."""
+    "parameters", "seconds", "cpu_seconds", "steps", "max_tokens", "tokens", "threads"}``:
+    ``tokens`` counts the real target tokens trained on, ``seconds`` the training's
+    wall-clock time and ``cpu_seconds`` the process's CPU time during it (on a shared
+    machine, the steadier of the two)."""
     config = variant_config(name, vocab, max_len, **sizes)
     recipe = LMTrainConfig(steps=steps, max_tokens=max_tokens, warmup=warmup, seed=seed,
                            d_model=config.d_model, N=config.N, h=config.h,
                            d_ff=config.d_ff, dropout=config.dropout)
     model = VariantDecoder(config, torch.Generator().manual_seed(seed))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     model, _, _ = train_lm(recipe, train, vocab, max_len, log=log or (lambda *_: None),
                            model=model)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     return model, {"variant": name, "seed": seed, "parameters": count_parameters(model),
-                   "seconds": seconds, "steps": steps, "max_tokens": max_tokens,
+                   "seconds": seconds, "cpu_seconds": cpu, "steps": steps,
+                   "max_tokens": max_tokens,
                    "tokens": _tokens_seen(train, recipe), "threads": torch.get_num_threads()}
 
 

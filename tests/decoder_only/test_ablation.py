@@ -4,9 +4,10 @@ import math
 
 import pytest
 
+from illustrated.counting import count_parameters
 from illustrated.decoder_only.ablation import (VARIANTS, length_run, length_split,
                                                run_variant, summarise, variant_config)
-from illustrated.decoder_only.variants import modern
+from illustrated.decoder_only.variants import VariantDecoder, modern
 
 SIZES = dict(d_model=16, N=1, h=4, d_ff=32, dropout=0.0)
 BUDGET = dict(steps=8, max_tokens=40, warmup=4, max_len=12)
@@ -34,6 +35,8 @@ def test_a_run_is_reproducible_and_says_what_it_trained():
         "variant": "modern", "seed": 0, "steps": 8, "max_tokens": 40}
     # every batch holds at most 40 tokens; each sentence of n tokens has n - 1 targets
     assert 8 * 10 < one["tokens"] <= 8 * 40
+    model = VariantDecoder(variant_config("modern", 12, max_len=12, **SIZES))
+    assert one["parameters"] == count_parameters(model)  # the variant was trained
     other = run_variant("modern", 1, TRAIN, HELD, 12, **BUDGET, **SIZES)
     assert other["perplexity"] != one["perplexity"]
 

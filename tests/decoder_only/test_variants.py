@@ -68,6 +68,16 @@ def test_each_flag_changes_the_model_it_names(flags):
         assert isinstance(changed.layers[0].feed_forward, SwiGLUFeedForward)
 
 
+def test_rope_adds_nothing_to_the_embeddings():
+    """With RoPE the positions enter only as rotations of queries and keys: one token
+    repeated has the same vector at every position before the first layer, while the
+    sinusoidal table makes each position differ."""
+    same = torch.full((1, 6), 7)
+    rope, sinusoidal = tiny(position="rope").embed(same), tiny().embed(same)  # (1, 6, D)
+    torch.testing.assert_close(rope, rope[:, :1].expand_as(rope))
+    assert not torch.allclose(sinusoidal, sinusoidal[:, :1].expand_as(sinusoidal))
+
+
 def test_without_biases_no_bias_is_left():
     """Biases start at 0, so at initialisation the outputs are those of the baseline; the
     parameters are not."""
