@@ -35,9 +35,9 @@ VARIANTS = {
 }
 
 # The token budget: 500 batches of 2000 tokens (padding included; about 800,000 real
-# target tokens, two passes over the sentences), chapter 13's batches and warm-up, a fifth
-# of its 2400 steps. Chapter 13's model trained in 97 s at this budget on one thread of a
-# shared 2-core CPU.
+# target tokens, a little over two passes over the sentences), chapter 13's batches and
+# warm-up, a fifth of its 2400 steps. Chapter 13's model trained in 97 s at this budget on
+# one thread of a shared 2-core CPU.
 BUDGET = dict(steps=500, max_tokens=2000, warmup=200)
 
 

@@ -9,15 +9,16 @@ pair of dimensions ``i`` by the angle ``p * theta_i`` with
 
     theta_i = base^(-2i / d_k),   i = 0 .. d_k/2 - 1,  base = 10000,
 
-the frequencies of chapter 7's table (:func:`~illustrated.positional.sinusoidal_encoding`
-gives their sines and cosines, and :func:`rope_cos_sin` reads them from it). A query
+the frequencies of chapter 7's table for a width of ``d_k``
+(:func:`~illustrated.positional.sinusoidal_encoding` gives their sines and cosines, and
+:func:`rope_cos_sin` reads them from it). A query
 rotated by ``m * theta`` and a key rotated by ``n * theta`` have the dot product of the
 unrotated pair turned by ``(n - m) * theta``: the score depends on the offset ``n - m``
 only, never on where the pair sits. Values are not rotated: they carry content, not
 position.
 
-Two layouts of the same rotation are in use. **Interleaved**, the paper's: the pairs are
-dimensions ``(0, 1), (2, 3), ...``. **Rotate half**, GPT-NeoX's and Llama's Hugging Face
+Two layouts of the same rotation are in use. **Interleaved**, the paper's and Meta's Llama
+code's: the pairs are dimensions ``(0, 1), (2, 3), ...``. **Rotate half**, GPT-NeoX's and Llama's Hugging Face
 code: the pairs are ``(i, i + d_k/2)``. They are the same rotation of permuted dimensions
 (:func:`half_order`); a checkpoint moves from one to the other by permuting the rows of
 ``W^Q`` and ``W^K`` of each head, as Hugging Face's Llama conversion script does.

@@ -6,7 +6,8 @@ and feed-forward layers) and change its parts: RMSNorm for layer norm
 with one more norm at the top, rotary positions for the sinusoidal table
 (:mod:`~illustrated.decoder_only.rope`), the gated SwiGLU feed-forward
 (:mod:`~illustrated.decoder_only.swiglu`), grouped-query attention
-(:mod:`~illustrated.decoder_only.gqa`), and no biases. :class:`VariantConfig` has one field
+(:mod:`~illustrated.decoder_only.gqa`), and no biases (Llama and Mistral have none; Qwen
+keeps those of the query, key and value projections). :class:`VariantConfig` has one field
 for each change; :class:`VariantDecoder` builds any combination from the same code, so two
 variants differ in the one flag that names their difference.
 
@@ -168,12 +169,12 @@ class VariantDecoder(nn.Module):
         ``last_only``."""
         _check_cache(cache, len(self.layers))
         P = 0 if cache is None else len(cache[0])
-        if P + tokens.shape[-1] > self.config.max_len:
-            raise ValueError(f"positions up to {P + tokens.shape[-1]} are more than "
-                             f"max_len={self.config.max_len}")
         # 1) token vectors (plus the positions P..P+T-1 for the sinusoidal table)
         embed, positions = self.embed
-        x = embed(tokens)  # (B, T, D)
+        x = embed(tokens)  # (B, T, D); it checks the ids
+        if P + x.shape[1] > self.config.max_len:  # the table's limit, kept for RoPE too
+            raise ValueError(f"positions up to {P + x.shape[1]} are more than "
+                             f"max_len={self.config.max_len}")
         x = positions(x, start=P) if self.config.position == "sinusoidal" else positions(x)
         # 2) N causal layers, 3) the final norm of pre-norm
         for i, layer in enumerate(self.layers):
