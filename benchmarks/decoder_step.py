@@ -44,7 +44,8 @@ class TorchDecoder(nn.Module):
     def __init__(self, ours, c: VariantConfig):
         super().__init__()
         self.embed, self.generator = copy.deepcopy(ours.embed), copy.deepcopy(ours.generator)
-        layer = nn.TransformerEncoderLayer(c.d_model, c.h, c.d_ff, c.dropout, batch_first=True)
+        layer = nn.TransformerEncoderLayer(c.d_model, c.h, c.d_ff, c.dropout,
+                                           batch_first=True)  # post-norm, ReLU
         self.core = nn.TransformerEncoder(layer, c.N, enable_nested_tensor=False)
 
     def forward(self, tokens):

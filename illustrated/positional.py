@@ -18,7 +18,8 @@ from torch import nn
 from .checks import check_dropout, check_positive_int, check_tensor
 
 
-def _check_base(base) -> None:
+def check_base(base) -> None:
+    """Raise unless ``base`` (the constant of the formula) is a positive number."""
     if isinstance(base, bool) or not isinstance(base, (int, float)):
         raise TypeError(f"base must be a number, got {type(base).__name__} ({base!r})")
     if not base > 0:
@@ -57,7 +58,7 @@ def sinusoidal_encoding(
         raise ValueError(
             f"d_model must be even (a sin and a cos column per frequency), got d_model={d_model}"
         )
-    _check_base(base)
+    check_base(base)
     # Computed in float64 and rounded once at the end, so long tables stay accurate.
     pos = torch.arange(length, dtype=torch.float64).unsqueeze(1)  # (L, 1)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (D/2,)

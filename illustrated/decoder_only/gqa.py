@@ -78,8 +78,9 @@ class GroupedQueryAttention(nn.Module):
         B, T, _ = x.shape
         # 1) project and split: h query heads, n_kv key and value heads
         q = self.w_q(x).view(B, T, self.h, self.d_k).transpose(1, 2)  # (B, H, T, Dk)
-        k = self.w_k(x).view(B, T, self.n_kv_heads, self.d_k).transpose(1, 2)  # (B, Hkv, T, Dk)
-        v = self.w_v(x).view(B, T, self.n_kv_heads, self.d_k).transpose(1, 2)  # (B, Hkv, T, Dk)
+        kv_heads = (B, T, self.n_kv_heads, self.d_k)
+        k = self.w_k(x).view(kv_heads).transpose(1, 2)  # (B, Hkv, T, Dk)
+        v = self.w_v(x).view(kv_heads).transpose(1, 2)  # (B, Hkv, T, Dk)
         # 2) rotate queries and keys (not values) at their positions P .. P+T-1
         if self.rope:
             q = apply_rope(q, P, self.rope_base, self.rope_layout)  # (B, H, T, Dk)

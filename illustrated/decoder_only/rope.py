@@ -18,10 +18,11 @@ only, never on where the pair sits. Values are not rotated: they carry content, 
 position.
 
 Two layouts of the same rotation are in use. **Interleaved**, the paper's and Meta's Llama
-code's: the pairs are dimensions ``(0, 1), (2, 3), ...``. **Rotate half**, GPT-NeoX's and Llama's Hugging Face
-code: the pairs are ``(i, i + d_k/2)``. They are the same rotation of permuted dimensions
-(:func:`half_order`); a checkpoint moves from one to the other by permuting the rows of
-``W^Q`` and ``W^K`` of each head, as Hugging Face's Llama conversion script does.
+code's: the pairs are dimensions ``(0, 1), (2, 3), ...``. **Rotate half**, GPT-NeoX's and
+Llama's Hugging Face code: the pairs are ``(i, i + d_k/2)``. They are the same rotation of
+permuted dimensions (:func:`half_order`); a checkpoint moves from one to the other by
+permuting the rows of ``W^Q`` and ``W^K`` of each head, as Hugging Face's Llama conversion
+script does.
 
 Tensors are ``(B, H, T, Dk)``: heads of queries or keys, batch-first.
 """
@@ -30,7 +31,7 @@ from __future__ import annotations
 import torch
 
 from ..checks import check_tensor
-from ..positional import _check_base, sinusoidal_encoding
+from ..positional import check_base, sinusoidal_encoding
 
 LAYOUTS = ("interleaved", "half")
 
@@ -97,6 +98,6 @@ def _check_rope(x, start, base, layout) -> None:
                          f"of dimensions; got shape {tuple(x.shape)}")
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise ValueError(f"start must be an int >= 0, got {start!r}")
-    _check_base(base)
+    check_base(base)
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")

@@ -13,8 +13,9 @@ variants differ in the one flag that names their difference.
 
 ``VariantConfig()`` (every flag at its default) is chapter 13's model exactly:
 post-norm layer norm, the sinusoidal table added to the embeddings, the ReLU network,
-``h`` key/value heads, biases everywhere; :class:`~illustrated.decoder_only.model.DecoderOnly`'s
-weights load into it and give the same outputs (the tests prove it).
+``h`` key/value heads, biases everywhere: the weights of
+:class:`~illustrated.decoder_only.model.DecoderOnly` load into it and give the same outputs
+(the tests prove it).
 :func:`modern` is every change at once.
 """
 from __future__ import annotations
@@ -31,7 +32,7 @@ from ..layers import Embeddings, PositionwiseFeedForward, SublayerConnection
 from ..model import Generator, init_parameters
 from ..positional import PositionalEncoding
 from .gqa import GroupedQueryAttention
-from .model import DecoderOnlyConfig, _check_cache
+from .model import DecoderOnlyConfig, check_cache
 from .rmsnorm import RMSNorm
 from .swiglu import SwiGLUFeedForward, matched_d_ff
 
@@ -70,8 +71,8 @@ class VariantConfig:
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         kv = self.h if self.n_kv_heads is None else self.n_kv_heads
         if isinstance(kv, bool) or not isinstance(kv, int) or kv <= 0 or self.h % kv:
-            raise ValueError(f"n_kv_heads must be None or a positive int dividing h={self.h}, "
-                             f"got n_kv_heads={self.n_kv_heads!r}")
+            raise ValueError(f"n_kv_heads must be None or a positive int dividing "
+                             f"h={self.h}, got n_kv_heads={self.n_kv_heads!r}")
         if self.position == "rope" and (self.d_model // self.h) % 2:
             raise ValueError(f"RoPE rotates pairs: d_k = d_model / h = "
                              f"{self.d_model // self.h} must be even")
@@ -163,11 +164,11 @@ class VariantDecoder(nn.Module):
 
     def forward(self, tokens: torch.Tensor, cache: list[KVCache] | None = None,
                 last_only: bool = False) -> torch.Tensor:
-        """As :meth:`DecoderOnly.forward <illustrated.decoder_only.model.DecoderOnly.forward>`:
-        tokens ``(B, T)`` (right-padded), at positions ``P .. P + T - 1`` with ``P`` held in
+        """As :meth:`~illustrated.decoder_only.model.DecoderOnly.forward`: tokens
+        ``(B, T)`` (right-padded), at positions ``P .. P + T - 1`` with ``P`` held in
         ``cache``. Returns log-probabilities ``(B, T, V)``, or ``(B, 1, V)`` with
         ``last_only``."""
-        _check_cache(cache, len(self.layers))
+        check_cache(cache, len(self.layers))
         P = 0 if cache is None else len(cache[0])
         # 1) token vectors (plus the positions P..P+T-1 for the sinusoidal table)
         embed, positions = self.embed

@@ -22,8 +22,10 @@ def test_each_pair_turns_by_position_times_theta():
     for t in range(T):
         for i in range(d_k // 2):
             a = (start + t) * 10000 ** (-2 * i / d_k)
-            R = torch.tensor([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], dtype=F64)
-            torch.testing.assert_close(y[0, 0, t, 2 * i:2 * i + 2], R @ x[0, 0, t, 2 * i:2 * i + 2])
+            R = torch.tensor([[math.cos(a), -math.sin(a)],
+                              [math.sin(a), math.cos(a)]], dtype=F64)  # turns by a
+            pair = slice(2 * i, 2 * i + 2)
+            torch.testing.assert_close(y[0, 0, t, pair], R @ x[0, 0, t, pair])
 
 
 def test_the_angles_are_chapter_7s_table():

@@ -1,7 +1,6 @@
 """Tests for illustrated.decoder_only.swiglu: the formula, the widths, the parameters."""
 import pytest
 import torch
-import torch.nn.functional as F
 
 from illustrated.counting import count_parameters
 from illustrated.decoder_only.swiglu import (SwiGLUFeedForward, llama_d_ff, matched_d_ff,
