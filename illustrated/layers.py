@@ -69,16 +69,17 @@ class PositionwiseFeedForward(nn.Module):
         d_model: input and output width ``D`` (512 in the paper).
         d_ff: inner width (2048 in the paper).
         dropout: dropout probability after the ReLU.
+        bias: whether the two layers add ``b1`` and ``b2``.
     """
 
-    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.1):
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.1, bias: bool = True):
         super().__init__()
         check_positive_int(d_model, "d_model")
         check_positive_int(d_ff, "d_ff")
         check_dropout(dropout)
         self.d_model = d_model
-        self.linear1 = nn.Linear(d_model, d_ff)
-        self.linear2 = nn.Linear(d_ff, d_model)
+        self.linear1 = nn.Linear(d_model, d_ff, bias=bias)
+        self.linear2 = nn.Linear(d_ff, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -100,14 +101,19 @@ class SublayerConnection(nn.Module):
         d_model: width ``D`` of the residual stream.
         dropout: dropout probability on the sub-layer's output (0.1 in the paper).
         norm_first: pre-norm if ``True``, post-norm otherwise.
+        norm: the normalisation module; ``None`` is ``nn.LayerNorm(d_model)`` (the paper's).
+            The decoder variants (:mod:`illustrated.decoder_only.variants`) pass an
+            RMSNorm here.
     """
 
-    def __init__(self, d_model: int, dropout: float = 0.1, norm_first: bool = False):
+    def __init__(self, d_model: int, dropout: float = 0.1, norm_first: bool = False,
+                 norm: nn.Module | None = None):
         super().__init__()
         check_positive_int(d_model, "d_model")
         check_dropout(dropout)
         self.norm_first = bool(norm_first)
-        self.norm = nn.LayerNorm(d_model)  # eps=1e-5, as torch's Transformer layers
+        # LayerNorm's eps=1e-5, as torch's Transformer layers
+        self.norm = nn.LayerNorm(d_model) if norm is None else norm
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor, sublayer: Callable[[torch.Tensor], torch.Tensor]):

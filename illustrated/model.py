@@ -153,13 +153,14 @@ class Generator(nn.Module):
     Args:
         d_model: width ``D`` of the decoder output.
         vocab: target vocabulary size ``V``.
+        bias: whether the layer adds a bias (Llama's output layer has none).
     """
 
-    def __init__(self, d_model: int, vocab: int):
+    def __init__(self, d_model: int, vocab: int, bias: bool = True):
         super().__init__()
         check_positive_int(d_model, "d_model")
         check_positive_int(vocab, "vocab")
-        self.proj = nn.Linear(d_model, vocab)
+        self.proj = nn.Linear(d_model, vocab, bias=bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args: x ``(B, T, D)``. Returns: log-probabilities ``(B, T, V)``."""

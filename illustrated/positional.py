@@ -18,7 +18,8 @@ from torch import nn
 from .checks import check_dropout, check_positive_int, check_tensor
 
 
-def _check_base(base) -> None:
+def check_base(base) -> None:
+    """Raise unless ``base`` (the constant of the formula) is a positive number."""
     if isinstance(base, bool) or not isinstance(base, (int, float)):
         raise TypeError(f"base must be a number, got {type(base).__name__} ({base!r})")
     if not base > 0:
@@ -26,7 +27,8 @@ def _check_base(base) -> None:
 
 
 def sinusoidal_encoding(
-    length: int, d_model: int, base: float = 10000.0, interleave: bool = True
+    length: int, d_model: int, base: float = 10000.0, interleave: bool = True,
+    dtype: torch.dtype = torch.float32,
 ) -> torch.Tensor:
     """The table of sinusoidal positional encodings.
 
@@ -44,9 +46,11 @@ def sinusoidal_encoding(
             this table: its frequencies are
             ``base^(-i / (d_model/2 - 1))``, not ``base^(-2i / d_model)``
             (chapter 7 measures the difference).
+        dtype: the floating-point type of the table (the rotary embeddings of
+            :mod:`illustrated.decoder_only.rope` read it in float64 too).
 
     Returns:
-        float32 tensor ``(L, D)`` with values in ``[-1, 1]``.
+        tensor ``(L, D)`` of ``dtype`` with values in ``[-1, 1]``.
     """
     check_positive_int(length, "length")
     check_positive_int(d_model, "d_model")
@@ -54,7 +58,7 @@ def sinusoidal_encoding(
         raise ValueError(
             f"d_model must be even (a sin and a cos column per frequency), got d_model={d_model}"
         )
-    _check_base(base)
+    check_base(base)
     # Computed in float64 and rounded once at the end, so long tables stay accurate.
     pos = torch.arange(length, dtype=torch.float64).unsqueeze(1)  # (L, 1)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (D/2,)
@@ -63,7 +67,7 @@ def sinusoidal_encoding(
         pe = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)  # (L, D)
     else:
         pe = torch.cat([angle.sin(), angle.cos()], dim=-1)  # (L, D)
-    return pe.float()
+    return pe.to(dtype)
 
 
 def _check_input(module, x, start) -> None:

@@ -36,16 +36,12 @@ def main(argv=None, program: str = PROGRAM) -> int:
     returns 0."""
     import torch
 
-    from ..decoder_only.training import (LMTrainConfig, encode_sentences, english_sentences,
-                                         perplexity, save_lm, train_lm)
-    from ..translator.corpus import load_split
-    from ..translator.tokenizer import SubwordTokenizer
+    from ..decoder_only.training import (LMTrainConfig, load_sentences, perplexity, save_lm,
+                                         train_lm)
 
     args = parser(program).parse_args(argv)
     cfg = LMTrainConfig(steps=args.steps, seed=args.seed)
-    split, tok = load_split(), SubwordTokenizer.load()
-    train = encode_sentences(tok, english_sentences(split.train), 64)
-    held = encode_sentences(tok, english_sentences(split.dev), 64)
+    train, held, tok = load_sentences(64)
     start, cpu = time.time(), time.process_time()
     model, losses, dev = train_lm(cfg, train, len(tok), held=held)
     seconds, cpu = time.time() - start, time.process_time() - cpu

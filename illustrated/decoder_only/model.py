@@ -116,7 +116,7 @@ class DecoderOnly(nn.Module):
         Returns: log-probabilities of the next token ``(B, T, V)``, or
         ``(B, 1, V)`` with ``last_only``.
         """
-        _check_cache(cache, len(self.layers))  # the layers check the rest
+        check_cache(cache, len(self.layers))  # the layers check the rest
         P = 0 if cache is None else len(cache[0])
         # 1) token vectors plus the positions P..P+T-1
         embed, positional = self.embed
@@ -134,7 +134,7 @@ class DecoderOnly(nn.Module):
         return self.generator(x)  # (B, T, V) or (B, 1, V)
 
 
-def _check_cache(cache, N: int) -> None:
+def check_cache(cache, N: int) -> None:
     """Raise unless ``cache`` is ``None`` or a list of ``N`` :class:`KVCache`."""
     if cache is None:
         return

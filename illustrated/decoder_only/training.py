@@ -102,20 +102,43 @@ def perplexity(model, seqs, max_tokens: int = 4000) -> float:
     return math.exp(mean_nll(model, seqs, max_tokens))
 
 
+def load_sentences(max_len: int = 64, held_out: str = "dev"):
+    """Chapter 13's data: the distinct English sentences of the Tatoeba training split and
+    of its ``held_out`` split (``"dev"`` or ``"test"``), tokenised, those that fit in
+    ``max_len`` tokens. Returns ``(train, held, tokenizer)``."""
+    from ..translator.corpus import load_split
+
+    if held_out not in ("dev", "test"):
+        raise ValueError(f"held_out must be 'dev' or 'test', got {held_out!r}")
+    split, tok = load_split(), SubwordTokenizer.load()
+    train = encode_sentences(tok, english_sentences(split.train), max_len)
+    held = encode_sentences(tok, english_sentences(getattr(split, held_out)), max_len)
+    return train, held, tok
+
+
 def train_lm(cfg: LMTrainConfig, seqs, vocab: int, max_len: int = 64,
-             log=print, held=None, every: int = 200):
+             log=print, held=None, every: int = 200, model=None):
     """Train a :class:`~illustrated.decoder_only.model.DecoderOnly` on id
     sequences. With ``held`` (id sequences never trained on), the held-out
     loss :func:`mean_nll` is measured before the first step and every
     ``every`` steps (in eval mode: it draws no random number, so the
-    training is the same with or without it).
+    training is the same with or without it). ``model``: another model to
+    train with the same recipe (a
+    :class:`~illustrated.decoder_only.variants.VariantDecoder`, whose
+    ``config.d_model`` must be ``cfg.d_model``, the schedule's); ``None``
+    builds a ``DecoderOnly`` of ``cfg``'s sizes, its weights from ``cfg.seed``.
     Returns: the model (eval mode), the training loss (nats per token) of
     every step, and the held-out losses as ``[step, loss]`` pairs."""
     torch.manual_seed(cfg.seed)  # dropout
-    config = DecoderOnlyConfig(vocab=vocab, N=cfg.N, d_model=cfg.d_model,
-                               d_ff=cfg.d_ff, h=cfg.h, dropout=cfg.dropout,
-                               max_len=max_len)
-    model = DecoderOnly(config, torch.Generator().manual_seed(cfg.seed)).train()
+    if model is None:
+        config = DecoderOnlyConfig(vocab=vocab, N=cfg.N, d_model=cfg.d_model,
+                                   d_ff=cfg.d_ff, h=cfg.h, dropout=cfg.dropout,
+                                   max_len=max_len)
+        model = DecoderOnly(config, torch.Generator().manual_seed(cfg.seed))
+    elif model.config.d_model != cfg.d_model:
+        raise ValueError(f"the model has d_model={model.config.d_model} but the recipe's "
+                         f"learning-rate schedule is for d_model={cfg.d_model}")
+    model.train()
     opt, sched = paper_optimiser(model, cfg)
     lengths, losses, dev, epoch, start = [len(s) for s in seqs], [], [], 0, time.time()
     if held:

@@ -93,3 +93,22 @@ def test_a_foreign_file_is_named(tmp_path):
     torch.save({"format": "something-else"}, path)
     with pytest.raises(ValueError, match="not a decoder-only model"):
         load_lm(path)
+
+
+def test_a_model_given_is_trained_by_the_same_recipe():
+    """train_lm(model=...) with the model it would build itself trains it the same way
+    (without dropout: building a model draws from the global generator, so the dropout
+    masks differ); a model of another width than the schedule's is refused."""
+    seqs = [[1, 5, 6, 7, 2], [1, 8, 9, 2]] * 8
+    cfg = LMTrainConfig(steps=6, max_tokens=30, warmup=3, d_model=16, N=1, h=2, d_ff=32,
+                        dropout=0.0)
+    quiet = dict(vocab=10, max_len=8, log=lambda *_: None)
+    _, built, _ = train_lm(cfg, seqs, **quiet)
+    config = DecoderOnlyConfig(vocab=10, N=1, d_model=16, d_ff=32, h=2, dropout=0.0,
+                               max_len=8)
+    given = DecoderOnly(config, torch.Generator().manual_seed(cfg.seed))
+    _, losses, _ = train_lm(cfg, seqs, model=given, **quiet)
+    assert losses == built
+    wide = DecoderOnly(DecoderOnlyConfig(vocab=10, N=1, d_model=32, d_ff=32, h=2, max_len=8))
+    with pytest.raises(ValueError, match="schedule is for d_model=16"):
+        train_lm(cfg, seqs, model=wide, **quiet)

@@ -1,0 +1,70 @@
+"""What each change of today's open decoders buys at chapter 13's size: the variants of
+``illustrated.decoder_only.ablation.VARIANTS`` (chapter 13's model, each change alone, all
+of them) trained on chapter 13's data at one token budget, times seeds, and the length
+test (RoPE against the sinusoidal table on held-out sentences longer than any trained on).
+
+    python benchmarks/decoder_ablation.py [--variants baseline rope ...] [--seeds 0 1 2]
+        [--steps 500] [--threads 1] [--length] [--name decoder_ablation]
+
+Writes ``benchmarks/results/<name>.json``: one row per run (variant, seed, parameters,
+held-out perplexity, seconds, tokens), and a summary per variant (mean, sample sd, range,
+95 % t-interval over the seeds). ``--length`` runs the length test instead (``--cut``
+tokens; default the variants ``baseline`` and ``rope``). One thread by default: a run of
+chapter 13's model took 97 s on one thread of a shared 2-core CPU (``BUDGET`` in the
+ablation module); a busy machine takes several times as long (``cpu_seconds`` is recorded
+beside ``seconds``).
+"""
+import argparse
+import json
+import time
+
+import torch
+
+from _common import RESULTS, progress, table
+
+from illustrated.decoder_only.ablation import (BUDGET, VARIANTS, length_run, run_variant,
+                                               summarise)
+from illustrated.decoder_only.training import load_sentences
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--variants", nargs="+", choices=sorted(VARIANTS), default=None)
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    p.add_argument("--steps", type=int, default=BUDGET["steps"])
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--length", action="store_true", help="the length test instead")
+    p.add_argument("--cut", type=int, default=9, help="longest training sentence, in "
+                   "tokens, for --length (default %(default)s)")
+    p.add_argument("--name", default=None, help="results/<name>.json (default "
+                   "decoder_ablation, or decoder_length with --length)")
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    variants = args.variants or (["baseline", "rope"] if args.length else list(VARIANTS))
+    train, held, tok = load_sentences(64)
+    budget = {**BUDGET, "steps": args.steps}
+    rows, runs = [], [(v, s) for v in variants for s in args.seeds]
+    for i, (variant, seed) in enumerate(runs, 1):
+        progress(i, len(runs), f"{variant}, seed {seed}")
+        if args.length:
+            rows.append(length_run(variant, seed, train, held, len(tok), cut=args.cut,
+                                   **budget))
+        else:
+            rows.append(run_variant(variant, seed, train, held, len(tok), **budget))
+    keys = ["short_perplexity", "long_perplexity"] if args.length else ["perplexity"]
+    print(table(rows, ["variant", "seed", "parameters", *keys, "seconds", "cpu_seconds"]))
+    name = args.name or ("decoder_length" if args.length else "decoder_ablation")
+    meta = {"torch": torch.__version__, "threads": torch.get_num_threads(),
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "budget": budget, "held_out": "dev", "train_sentences": len(train),
+            "held_sentences": len(held), "command": "python benchmarks/decoder_ablation.py "
+            + " ".join(argv if argv is not None else __import__("sys").argv[1:])}
+    summary = {key: summarise(rows, key) for key in keys}
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps({"meta": meta, "rows": rows, "summary": summary}, indent=1))
+    print(f"wrote {path}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

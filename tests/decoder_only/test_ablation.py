@@ -1,0 +1,61 @@
+"""Tests for illustrated.decoder_only.ablation: one run, the length test, the summary, on a
+tiny model and made-up sentences (the real runs are benchmarks/decoder_ablation.py's)."""
+import math
+
+import pytest
+
+from illustrated.counting import count_parameters
+from illustrated.decoder_only.ablation import (VARIANTS, length_run, length_split,
+                                               run_variant, summarise, variant_config)
+from illustrated.decoder_only.variants import VariantDecoder, modern
+
+SIZES = dict(d_model=16, N=1, h=4, d_ff=32, dropout=0.0)
+BUDGET = dict(steps=4, max_tokens=40, warmup=2, max_len=12)
+TRAIN = [[1] + [3 + (i * j) % 8 for j in range(n)] + [2]
+         for i in range(12) for n in (2, 3, 5, 7)]  # 4 to 9 tokens
+HELD = [[1, 4, 5, 2], [1, 6, 7, 8, 2], [1, 3, 4, 5, 6, 7, 8, 9, 2]]
+
+
+def test_the_variants_are_chapter_13s_model_each_change_and_all_together():
+    assert VARIANTS["baseline"] == {}
+    assert variant_config("modern", 12, **SIZES) == modern(vocab=12, max_len=64, **SIZES)
+    singles = [name for name in VARIANTS if name not in ("baseline", "modern")]
+    assert all(len(VARIANTS[name]) == 1 for name in singles)
+    flags = {field for name in singles for field in VARIANTS[name]}
+    assert flags == set(VARIANTS["modern"])  # all of the single changes, and no other
+    with pytest.raises(ValueError, match="unknown variant 'llama'"):
+        variant_config("llama", 12)
+
+
+def test_a_run_is_reproducible_and_says_what_it_trained():
+    one = run_variant("modern", 0, TRAIN, HELD, 12, **BUDGET, **SIZES)
+    again = run_variant("modern", 0, TRAIN, HELD, 12, **BUDGET, **SIZES)
+    assert one["perplexity"] == again["perplexity"] and 1 < one["perplexity"] < 12
+    assert {k: one[k] for k in ("variant", "seed", "steps", "max_tokens")} == {
+        "variant": "modern", "seed": 0, "steps": 4, "max_tokens": 40}
+    # every batch holds at most 40 tokens; each sentence of n tokens has n - 1 targets
+    assert 4 * 10 < one["tokens"] <= 4 * 40
+    model = VariantDecoder(variant_config("modern", 12, max_len=12, **SIZES))
+    assert one["parameters"] == count_parameters(model)  # the variant was trained
+
+
+def test_the_length_test_trains_on_the_short_sentences_only():
+    assert length_split(HELD, 5) == (HELD[:2], HELD[2:])
+    result = length_run("rope", 0, TRAIN, HELD, 12, cut=5, **BUDGET, **SIZES)
+    short = run_variant("rope", 0, length_split(TRAIN, 5)[0], HELD[:2], 12, **BUDGET,
+                        **SIZES)
+    assert result["short_perplexity"] == short["perplexity"]
+    assert result["tokens"] == short["tokens"] and math.isfinite(result["long_perplexity"])
+    with pytest.raises(ValueError, match="cut=20 leaves no"):
+        length_run("rope", 0, TRAIN, HELD, 12, cut=20, **BUDGET, **SIZES)
+
+
+def test_the_summary_over_seeds():
+    rows = [{"variant": "a", "perplexity": p} for p in (1.0, 2.0, 3.0)]
+    rows.append({"variant": "b", "perplexity": 5.0})
+    s = summarise(rows)
+    half = 4.303 / math.sqrt(3)  # t(0.975, 2 degrees of freedom) * sd / sqrt(n), sd = 1
+    assert s["a"]["mean"] == 2.0 and s["a"]["sd"] == 1.0
+    assert s["a"]["interval"] == pytest.approx([2.0 - half, 2.0 + half])
+    assert s["b"] == {"n": 1, "mean": 5.0, "sd": 0.0, "min": 5.0, "max": 5.0,
+                      "interval": None}
