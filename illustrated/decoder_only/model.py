@@ -109,7 +109,7 @@ class DecoderOnly(nn.Module):
             cache: optional, from :meth:`new_cache`. With ``P`` positions
                 held, ``tokens`` are the new ones, at ``P..P+T-1``.
             last_only: score the last position only, as writing needs
-                (nanoGPT does the same at inference): the output layer,
+                (Karpathy's nanoGPT does the same at inference): the output layer,
                 ``D x V`` products per position, then runs once, not ``T``
                 times. Training needs every position.
 
