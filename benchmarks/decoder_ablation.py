@@ -4,7 +4,7 @@ of them) trained on chapter 13's data at one token budget, times seeds, and the 
 test (RoPE against the sinusoidal table on held-out sentences longer than any trained on).
 
     python benchmarks/decoder_ablation.py [--variants baseline rope ...] [--seeds 0 1 2]
-        [--steps 500] [--threads 1] [--length] [--name decoder_ablation]
+        [--steps 500] [--threads 1] [--jobs 1] [--length] [--name decoder_ablation]
 
 Writes ``benchmarks/results/<name>.json``: one row per run (variant, seed, parameters,
 held-out perplexity, seconds, tokens), and a summary per variant (mean, sample sd, range,
@@ -12,11 +12,13 @@ held-out perplexity, seconds, tokens), and a summary per variant (mean, sample s
 tokens; default the variants ``baseline`` and ``rope``). One thread by default: a run of
 chapter 13's model took 97 s on one thread of a shared 2-core CPU (``BUDGET`` in the
 ablation module); a busy machine takes several times as long (``cpu_seconds`` is recorded
-beside ``seconds``).
+beside ``seconds``). ``--jobs 2`` runs two at a time, in two processes of ``--threads``
+threads each; every run's result is the same as alone (its seed decides everything).
 """
 import argparse
 import json
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import torch
 
@@ -27,34 +29,50 @@ from illustrated.decoder_only.ablation import (BUDGET, VARIANTS, length_run, run
 from illustrated.decoder_only.training import load_sentences
 
 
+_DATA = {}  # a worker process's sentences, loaded once
+
+
+def _start_worker(threads: int) -> None:
+    torch.set_num_threads(threads)
+    _DATA["sentences"] = load_sentences(64)
+
+
+def _one_run(variant: str, seed: int, length: bool, cut: int, budget: dict) -> dict:
+    """One run in a worker: the variant trained with ``seed``, scored (or the length test)."""
+    train, held, tok = _DATA["sentences"]
+    if length:
+        return length_run(variant, seed, train, held, len(tok), cut=cut, **budget)
+    return run_variant(variant, seed, train, held, len(tok), **budget)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--variants", nargs="+", choices=sorted(VARIANTS), default=None)
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     p.add_argument("--steps", type=int, default=BUDGET["steps"])
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="runs at a time, one process each")
     p.add_argument("--length", action="store_true", help="the length test instead")
     p.add_argument("--cut", type=int, default=9, help="longest training sentence, in "
                    "tokens, for --length (default %(default)s)")
     p.add_argument("--name", default=None, help="results/<name>.json (default "
                    "decoder_ablation, or decoder_length with --length)")
     args = p.parse_args(argv)
-    torch.set_num_threads(args.threads)
     variants = args.variants or (["baseline", "rope"] if args.length else list(VARIANTS))
-    train, held, tok = load_sentences(64)
     budget = {**BUDGET, "steps": args.steps}
-    rows, runs = [], [(v, s) for v in variants for s in args.seeds]
-    for i, (variant, seed) in enumerate(runs, 1):
-        progress(i, len(runs), f"{variant}, seed {seed}")
-        if args.length:
-            rows.append(length_run(variant, seed, train, held, len(tok), cut=args.cut,
-                                   **budget))
-        else:
-            rows.append(run_variant(variant, seed, train, held, len(tok), **budget))
+    runs = [(v, s) for v in variants for s in args.seeds]
+    with ProcessPoolExecutor(args.jobs, initializer=_start_worker,
+                             initargs=(args.threads,)) as pool:
+        futures = [pool.submit(_one_run, v, s, args.length, args.cut, budget) for v, s in runs]
+        rows = []
+        for i, ((variant, seed), future) in enumerate(zip(runs, futures), 1):
+            rows.append(future.result())
+            progress(i, len(runs), f"{variant}, seed {seed}")
+    train, held, _ = load_sentences(64)
     keys = ["short_perplexity", "long_perplexity"] if args.length else ["perplexity"]
     print(table(rows, ["variant", "seed", "parameters", *keys, "seconds", "cpu_seconds"]))
     name = args.name or ("decoder_length" if args.length else "decoder_ablation")
-    meta = {"torch": torch.__version__, "threads": torch.get_num_threads(),
+    meta = {"torch": torch.__version__, "threads": args.threads, "jobs": args.jobs,
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "budget": budget, "held_out": "dev", "train_sentences": len(train),
             "held_sentences": len(held), "command": "python benchmarks/decoder_ablation.py "
