@@ -126,7 +126,11 @@ _MASK_INVERTED = ("it looks like your mask convention is inverted: True means 'm
                   "`scores.masked_fill(~mask, torch.finfo(scores.dtype).min)`.")
 _NO_HEAD_AXIS = ("it looks like you gave the mask no head axis: a (B, L, S) mask against "
                  "(B, H, L, S) scores lines up its batch with the heads. Use "
-                 "`mask.unsqueeze(1)`, (B, 1, L, S), the same mask for every head.")
+                 "`mask.unsqueeze(-3)`, (B, 1, L, S), the same mask for every head.")
+_HEAD_AXIS_AT_1 = ("it looks like you gave a 2-D (L, S) mask its head axis with "
+                   "`mask.unsqueeze(1)`: that makes it (L, 1, S), which lines its query axis "
+                   "up with the heads. `mask.unsqueeze(-3)` puts the head axis just before "
+                   "(L, S), for a 2-D mask and a 3-D one alike.")
 
 
 def _mha_reference(query, key, value, w_q, w_k, w_v, w_o, mask=None, *, h):
@@ -211,6 +215,8 @@ def _mha_mistakes(case: Case) -> list:
                                                                      after=False)[0]))]
         if B == h:  # otherwise a mask without a head axis cannot broadcast, and raises
             found += [(_NO_HEAD_AXIS, plant(mask_of=lambda m: m))]
+        if x["mask"].dim() == 2 and L == h:  # otherwise unsqueeze(1) raises
+            found += [(_HEAD_AXIS_AT_1, plant(mask_of=lambda m: m.unsqueeze(1)))]
     return found
 
 
@@ -250,6 +256,8 @@ def check_multi_head_attention(fn: Callable) -> None:
                        mask=padding_mask(tokens)),
              _mha_case("causal mask, 4 heads", 75, B=2, L=5, S=5, D=12, h=4,
                        mask=subsequent_mask(5)),
+             _mha_case("a 2-D (L, S) causal mask, L = h", 77, B=2, L=4, S=4, D=8, h=4,
+                       mask=subsequent_mask(4)[0]),
              _mha_case("a query with every key blocked", 76, B=2, L=5, S=5, D=12, h=3,
                        mask=nothing)]
 
@@ -262,12 +270,12 @@ def check_multi_head_attention(fn: Callable) -> None:
                         f"check_multi_head_attention(my_mha), got {type(fn).__name__}")
     run("check_multi_head_attention", call, cases, _mha_reference, _mha_mistakes,
          error_hint="follow the shapes: project (B, L, D), split (B, H, L, Dk), attend "
-                    "(B, H, L, Dk), merge (B, L, D), `@ w_o.T`; give a (B, L, S) mask a head "
-                    "axis with `mask.unsqueeze(1)`.",
+                    "(B, H, L, Dk), merge (B, L, D), `@ w_o.T`; give the mask a head axis "
+                    "just before (L, S) with `mask.unsqueeze(-3)`.",
          general_hint="compare each step with `illustrated.attention.MultiHeadAttention` "
                       "(its `w_q.weight` is your `w_q`): the projections, the split, "
                       "the attention per head, the merge, `@ w_o.T`.",
          success="your multi-head attention matches the package's on {n} tests, "
-                 "including L ≠ S, a padding mask, a causal mask and a query with every "
-                 "key blocked.",
+                 "including L ≠ S, a padding mask, a causal mask (3-D and 2-D) and a query "
+                 "with every key blocked.",
          zero_by_zero=RENORMALISED)

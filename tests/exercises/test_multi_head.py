@@ -105,7 +105,7 @@ def mha(query, key, value, w_q, w_k, w_v, w_o, h, mask=None, *, split=split_view
     d_k = q.shape[-1]
     scores = q @ k.transpose(-2, -1) / (math.sqrt(d_k) if scale is None else scale(d_k, h))
     if mask is not None:
-        mask = mask_of(mask) if mask_of else mask[:, None]  # (B, 1, L, S)
+        mask = mask_of(mask) if mask_of else mask.unsqueeze(-3)  # (..., 1, L, S)
     if mask is not None and before:
         fill_value = torch.finfo(scores.dtype).min if fill is None else fill
         scores = scores.masked_fill(~mask, fill_value)
@@ -216,9 +216,13 @@ MHA_MISTAKES = {
     "head_columns": (mha_head_columns,
                      r"each head took columns of the weights, `w_q\[:, sl\]`"),
     "w_o_plain": (mha_w_o_plain, r"you multiplied by `w_o` as it comes"),
-    "mask_ignored": (wrong(mask_of=lambda m: m[:, None] | True), "you ignored the mask"),
-    "mask_inverted": (wrong(mask_of=lambda m: ~m[:, None]), "your mask convention is inverted"),
+    "mask_ignored": (wrong(mask_of=lambda m: m.unsqueeze(-3) | True), "you ignored the mask"),
+    "mask_inverted": (wrong(mask_of=lambda m: ~m.unsqueeze(-3)),
+                      "your mask convention is inverted"),
     "mask_no_head_axis": (wrong(mask_of=lambda m: m), "you gave the mask no head axis"),
+    # right for the 3-D masks, wrong for a 2-D (L, S) one: (L, 1, S) puts L on the heads
+    "mask_head_axis_at_1": (wrong(mask_of=lambda m: m.unsqueeze(1)),
+                            r"you gave a 2-D \(L, S\) mask its head axis"),
     "mask_after_softmax": (wrong(before=False), "you applied the mask after the softmax"),
     "mask_zero_fill": (wrong(fill=0.0), "you filled blocked scores with 0"),
     "blocked_row_-inf": (wrong(fill=-math.inf), "you filled blocked scores with -inf"),
