@@ -135,7 +135,7 @@ class DecoderOnly(nn.Module):
 
 
 def check_cache(cache, N: int) -> None:
-    """Raise unless ``cache`` is ``None`` or a list of ``N`` :class:`KVCache`."""
+    """Raise unless ``cache`` is ``None`` or a list of ``N`` :class:`~illustrated.kv_cache.KVCache`."""
     if cache is None:
         return
     if not (isinstance(cache, list) and len(cache) == N
