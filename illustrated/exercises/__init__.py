@@ -30,6 +30,7 @@ from .masks import check_padding_mask, check_subsequent_mask
 from .multi_head import check_merge_heads, check_multi_head_attention, check_split_heads
 from .positional import check_positional_encoding
 from .rms_norm import check_rms_norm
+from .rope import check_rope
 from .sampling import check_top_p
 from .self_attention import check_self_attention
 from .shift import check_shift
@@ -58,4 +59,5 @@ __all__ = [
     "check_token_batches",  # Real sentences
     "check_top_p",  # The decoder alone
     "check_rms_norm",  # the decoders chapter after chapter 13
+    "check_rope",  # the decoders chapter after chapter 13
 ]
