@@ -23,6 +23,7 @@ from .attention import check_attention, check_scores
 from .batching import check_token_batches
 from .decoder import check_decoder_layer
 from .decoding import check_beam_step, check_greedy_decode
+from .grouped_query import check_expand_kv, check_grouped_query_attention
 from .layer_norm import check_layer_norm
 from .lookup import check_soft_lookup
 from .loss import check_label_smoothing_loss
@@ -60,4 +61,6 @@ __all__ = [
     "check_top_p",  # The decoder alone
     "check_rms_norm",  # the decoders chapter after chapter 13
     "check_rope",  # the decoders chapter after chapter 13
+    "check_expand_kv",  # the decoders chapter after chapter 13
+    "check_grouped_query_attention",  # the decoders chapter after chapter 13
 ]
