@@ -31,7 +31,7 @@ from .masks import check_padding_mask, check_subsequent_mask
 from .multi_head import check_merge_heads, check_multi_head_attention, check_split_heads
 from .positional import check_positional_encoding
 from .rms_norm import check_rms_norm
-from .rope import check_rope
+from .rope import check_rope, check_rope_attention
 from .sampling import check_top_p
 from .self_attention import check_self_attention
 from .shift import check_shift
@@ -61,6 +61,7 @@ __all__ = [
     "check_top_p",  # The decoder alone
     "check_rms_norm",  # the decoders chapter after chapter 13
     "check_rope",  # the decoders chapter after chapter 13
+    "check_rope_attention",  # the decoders chapter after chapter 13
     "check_expand_kv",  # the decoders chapter after chapter 13
     "check_grouped_query_attention",  # the decoders chapter after chapter 13
 ]

@@ -160,8 +160,8 @@ def check_grouped_query_attention(fn: Callable) -> None:
                        dtype=torch.float32)]
     run("check_grouped_query_attention", called, cases, _gqa_reference, _gqa_mistakes,
          error_hint="expand the key and value heads to h first (each repeated "
-                    "h / n_kv_heads times on dim 1), then attend as in chapter 5; give the "
-                    "mask a head axis with `mask.unsqueeze(-3)`.",
+                    "h / n_kv_heads times on dim 1), then attend in every head at once; give "
+                    "the mask a head axis with `mask.unsqueeze(-3)`.",
          general_hint="compare each step with PyTorch's "
                       "`F.scaled_dot_product_attention(..., enable_gqa=True)`: the "
                       "expansion, the scores, the softmax, the average of the values.",

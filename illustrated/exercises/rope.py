@@ -12,7 +12,9 @@ from typing import Callable
 
 import torch
 
+from ..attention import scaled_dot_product_attention
 from ..decoder_only.rope import apply_rope
+from ._attend import UNSCALED_SCORES, score_mistakes
 from ._frames import learner_frames_only
 from ._runner import Case, equals, randn, run
 
@@ -125,3 +127,59 @@ def check_rope(fn: Callable) -> None:
                       "(x2, x3) by 10000^(-2/d_k).",
          success="your RoPE matches apply_rope on {n} tests, including the new rows of a "
                  "cache and one new token.")
+
+
+# ---------------------------------------------------------------- in attention
+
+_V_ROTATED = ("it looks like you rotated the values too: RoPE rotates the queries and the "
+              "keys, whose dot products are the scores; the values carry content, not "
+              "position, and are averaged as they are.")
+_ONE_SIDE = ("it looks like you rotated the {done} but not the {left}: the score depends "
+             "on the offset between query and key only when both are rotated, each at its "
+             "own position.")
+_NONE_ROTATED = ("it looks like you rotated nothing: apply your `rope` to the queries and "
+                 "the keys before the scores.")
+_HALF_IN_ATTENTION = ("it looks like you rotated with the \"rotate half\" pairs (i, "
+                      "i + d_k/2); this exercise asks for the interleaved pairs (2i, 2i+1).")
+
+
+def _attention_reference(q, k, v):
+    return scaled_dot_product_attention(apply_rope(q), apply_rope(k), v)[0]  # (B, H, L, Dk)
+
+
+def _rope_attention_mistakes(case: Case) -> list:
+    q, k, v = case.inputs.values()
+    rq, rk = apply_rope(q), apply_rope(k)  # (B, H, L, Dk) each
+
+    def plant(q_, k_, v_):
+        return equals(lambda: scaled_dot_product_attention(q_, k_, v_)[0])
+
+    half = (apply_rope(t, layout="half") for t in (q, k))
+    return [(_V_ROTATED, plant(rq, rk, apply_rope(v))),
+            (_ONE_SIDE.format(done="queries", left="keys"), plant(rq, k, v)),
+            (_ONE_SIDE.format(done="keys", left="queries"), plant(q, rk, v)),
+            (_NONE_ROTATED, plant(q, k, v)),
+            (_HALF_IN_ATTENTION, plant(*half, v)),
+            *[(hint, equals(lambda s=s: s().softmax(-1) @ v))
+              for hint, s in score_mistakes(rq, rk, unscaled=UNSCALED_SCORES)]]
+
+
+@learner_frames_only
+def check_rope_attention(fn: Callable) -> None:
+    """Check ``fn(q, k, v)`` -> ``(B, H, L, Dk)``: self-attention of the heads ``q``, ``k``,
+    ``v`` ``(B, H, L, Dk)`` at positions ``0 .. L-1``, with RoPE (interleaved, as
+    :func:`check_rope` asks) applied where it belongs; no mask. Equal to
+    ``scaled_dot_product_attention(apply_rope(q), apply_rope(k), v)``."""
+    cases = [Case("2 heads, L = 4", {n: randn(110 + i, 1, 2, 4, 4) for i, n in
+                                     enumerate("qkv")}),
+             Case("3 heads, L = 5", {n: randn(113 + i, 2, 3, 5, 8) for i, n in
+                                     enumerate("qkv")}),
+             Case("float32", {n: randn(116 + i, 2, 2, 4, 8, dtype=torch.float32)
+                              for i, n in enumerate("qkv")})]
+    run("check_rope_attention", fn, cases, _attention_reference, _rope_attention_mistakes,
+         error_hint="rotate with your `rope` (positions from 0), then attend in every head "
+                    "at once: `attention(rope(q), rope(k), v)`.",
+         general_hint="compare with `scaled_dot_product_attention(apply_rope(q), "
+                      "apply_rope(k), v)` from the package: which of q, k, v did you "
+                      "rotate?",
+         success="your attention with RoPE matches the package's on {n} tests.")

@@ -5,8 +5,9 @@ import math
 import pytest
 import torch
 
+from illustrated.attention import scaled_dot_product_attention
 from illustrated.decoder_only.rope import apply_rope
-from illustrated.exercises import check_rope
+from illustrated.exercises import check_rope, check_rope_attention
 
 from .helpers import HINT, assert_fails, assert_one_line, first_line
 
@@ -122,3 +123,61 @@ def test_check_rope_wrong_signature_shape_dtype(fn, message):
 def test_check_rope_refuses_what_is_not_a_function():
     with pytest.raises(TypeError, match=r"check_rope expects your function itself"):
         check_rope(apply_rope(torch.ones(1, 1, 2, 2)))
+
+
+# ---------------------------------------------------------------- in attention
+
+
+def attend(q, k, v):
+    return scaled_dot_product_attention(q, k, v)[0]
+
+
+def rope_attention_by_hand(q, k, v):
+    q, k = rope_complex(q), rope_complex(k)
+    return torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1) @ v
+
+
+@pytest.mark.parametrize("fn", [rope_attention_by_hand,
+                                lambda q, k, v: attend(apply_rope(q), apply_rope(k), v)],
+                         ids=["by_hand", "package"])
+def test_check_rope_attention_accepts_correct(fn, capsys):
+    assert check_rope_attention(fn) is None
+    out = assert_one_line(capsys, check_rope_attention)
+    assert out == ("✓ check_rope_attention: your attention with RoPE matches the package's "
+                   "on 3 tests.\n")
+
+
+ATTENTION_MISTAKES = [  # (a wrong attention with RoPE, the start of its hint)
+    (lambda q, k, v: attend(rope_complex(q), rope_complex(k), rope_complex(v)),
+     HINT + r"you rotated the values too"),
+    (lambda q, k, v: attend(apply_rope(q), k, v),
+     HINT + r"you rotated the queries but not the keys"),
+    (lambda q, k, v: attend(q, apply_rope(k), v),
+     HINT + r"you rotated the keys but not the queries"),
+    (attend, HINT + r"you rotated nothing"),
+    (lambda q, k, v: attend(apply_rope(q, layout="half"), apply_rope(k, layout="half"), v),
+     HINT + r"you rotated with the \"rotate half\" pairs"),
+    (lambda q, k, v: torch.softmax(apply_rope(q) @ apply_rope(k).transpose(-2, -1), -1) @ v,
+     HINT + r"you forgot to divide the scores `q @ kᵀ` by √d_k"),
+    (lambda q, k, v: attend(apply_rope(q), apply_rope(k), v) * 1.01,
+     r"\nHint: compare with `scaled_dot_product_attention\(apply_rope\(q\)"),
+    (lambda q, k, v: attend(apply_rope(q), apply_rope(k), v.mul_(1.5)),
+     r"Hint: your function changed its input `v` in place"),
+]
+ATTENTION_IDS = ["values_rotated", "queries_only", "keys_only", "nothing", "rotate_half",
+                 "unscaled", "general", "in_place"]
+
+
+@pytest.mark.parametrize("fn, hint", ATTENTION_MISTAKES, ids=ATTENTION_IDS)
+def test_check_rope_attention_names_the_mistake(fn, hint):
+    assert_fails(check_rope_attention, fn, hint)
+
+
+def test_check_rope_attention_bad_input():
+    assert first_line(check_rope_attention, attend).startswith(
+        "check_rope_attention: on test '2 heads, L = 4' (q (1, 2, 4, 4), k (1, 2, 4, 4), "
+        "v (1, 2, 4, 4), float64): wrong values in the result")
+    assert_fails(check_rope_attention, lambda q, k: q,
+                 r"(?s)raised TypeError.*Hint: rotate with your `rope`")
+    with pytest.raises(TypeError, match=r"check_rope_attention expects your function itself"):
+        check_rope_attention(None)
