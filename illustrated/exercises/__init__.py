@@ -1,4 +1,5 @@
-"""Auto-checkers for the exercises at the end of chapters 2–13, and of the capstone.
+"""Auto-checkers for the exercises at the end of chapters 2–13, of the capstone and of
+the decoder chapters after it.
 
 Call a checker with *your* function in a notebook cell::
 

@@ -122,7 +122,7 @@ def _inputs(seed: int, *shape, dtype=torch.float64, scale=1.0, shift=0.5) -> dic
 def check_rms_norm(fn: Callable) -> None:
     """Check ``fn(x, g, eps=1e-5)``: RMSNorm over the last axis of ``x`` ``(..., D)``, with
     the learned gain ``g`` ``(D,)``: ``x / sqrt(mean(x^2) + eps) * g``, equal to
-    :class:`illustrated.decoder_only.rmsnorm.RMSNorm` (and ``torch.nn.RMSNorm``) with
+    ``illustrated.decoder_only.rmsnorm.RMSNorm`` (and ``torch.nn.RMSNorm``) with
     ``g`` as its weight."""
     zeros = _inputs(56, 2, 3, 5)
     zeros["x"][1, 2] = 0.0  # a position whose features are all 0

@@ -101,7 +101,7 @@ def check_rope(fn: Callable) -> None:
     """Check ``fn(x, start=0)``: rotary position embeddings of queries or keys ``x``
     ``(B, H, T, Dk)``, in the paper's interleaved layout (pairs ``(2i, 2i+1)``),
     ``theta_i = 10000^(-2i/d_k)``, the rows at positions ``start .. start + T - 1``; equal
-    to :func:`illustrated.decoder_only.rope.apply_rope`."""
+    to ``illustrated.decoder_only.rope.apply_rope``."""
     if not callable(fn):
         raise TypeError("check_rope expects your function itself, e.g. "
                         f"check_rope(my_rope), got {type(fn).__name__}")
