@@ -18,7 +18,8 @@ def rope_complex(x, start=0):
     theta = 10000.0 ** (-torch.arange(0, d_k, 2, dtype=torch.float64) / d_k)
     angle = torch.arange(start, start + T, dtype=torch.float64)[:, None] * theta
     z = torch.view_as_complex(x.double().reshape(*x.shape[:-1], d_k // 2, 2).contiguous())
-    return torch.view_as_real(z * torch.polar(torch.ones_like(angle), angle)).flatten(-2).to(x.dtype)
+    turned = z * torch.polar(torch.ones_like(angle), angle)  # (B, H, T, Dk/2), complex
+    return torch.view_as_real(turned).flatten(-2).to(x.dtype)
 
 
 def rope_loop(x, start=0):
@@ -114,7 +115,8 @@ def test_check_rope_first_line_names_test_start_and_shape():
      r"wrong shape: expected result \(1, 2, 4, 2\), got \(1, 2, 4, 1\)"),
     (lambda x, start=0: apply_rope(x.float(), start),
      r"(?s)wrong dtype of the result: expected torch\.float64.*Hint: keep the inputs' dtype"),
-    (lambda x, start=0: x.copy_(apply_rope(x, start)), r"Hint: your function changed its input `x` in place"),
+    (lambda x, start=0: x.copy_(apply_rope(x, start)),
+     r"Hint: your function changed its input `x` in place"),
 ], ids=["no_start", "shape", "dtype", "in_place"])
 def test_check_rope_wrong_signature_shape_dtype(fn, message):
     assert_fails(check_rope, fn, message)
