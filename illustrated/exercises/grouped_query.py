@@ -21,9 +21,10 @@ from .attention import AFTER, ZERO_FILL
 from .multi_head import MASK_IGNORED, MASK_INVERTED
 
 _REPEAT = ("it looks like you used `repeat` where `repeat_interleave` is meant: `repeat` "
-           "lays the key/value heads out as 0, 1, 0, 1, ..., so query head j reads head "
-           "j % n_kv_heads. Each key/value head serves a *group* of neighbouring query "
-           "heads, j // (h / n_kv_heads): `k.repeat_interleave(h // n_kv_heads, dim=1)`.")
+           "copies the whole stack of key/value heads (0, 1, 0, 1, ... for two), so query "
+           "head j reads head j % n_kv_heads. Each key/value head serves a *group* of "
+           "neighbouring query heads: head j reads j // (h / n_kv_heads), "
+           "`k.repeat_interleave(h // n_kv_heads, dim=1)`.")
 _BY_H = ("it looks like you copied each key/value head h times: each serves a group of "
          "h / n_kv_heads query heads, so repeat it `h // k.shape[1]` times, giving h heads "
          "in all.")
