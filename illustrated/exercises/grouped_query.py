@@ -1,5 +1,5 @@
-"""The checkers of the grouped-query attention exercise: the decoders chapter after chapter
-13, From GPT-2 to today's decoders.
+"""The checkers of the grouped-query attention exercise: the decoders chapter after
+chapter 13.
 
 ``h`` query heads share ``n_kv_heads`` key/value heads, each serving a group of
 ``h / n_kv_heads`` query heads: query head ``j`` reads key/value head
@@ -22,8 +22,8 @@ from .multi_head import MASK_IGNORED, MASK_INVERTED
 
 _REPEAT = ("it looks like you used `repeat` where `repeat_interleave` is meant: `repeat` "
            "copies the whole stack of key/value heads (0, 1, 0, 1, ... for two), so query "
-           "head j reads head j % n_kv_heads. Each key/value head serves a *group* of "
-           "neighbouring query heads: head j reads j // (h / n_kv_heads), "
+           "head j reads head `j % n_kv_heads`. Each key/value head serves a *group* of "
+           "neighbouring query heads: head j reads `j // (h / n_kv_heads)`, "
            "`k.repeat_interleave(h // n_kv_heads, dim=1)`.")
 _BY_H = ("it looks like you copied each key/value head h times: each serves a group of "
          "h / n_kv_heads query heads, so repeat it `h // k.shape[1]` times, giving h heads "

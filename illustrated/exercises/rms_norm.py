@@ -1,5 +1,4 @@
-"""The checker of the RMSNorm exercise: the decoders chapter after chapter 13, From GPT-2 to
-today's decoders.
+"""The checker of the RMSNorm exercise: the decoders chapter after chapter 13.
 
 RMSNorm divides each position's own ``D`` features (the last axis) by their root mean
 square, with ``eps`` inside the square root, then scales by the gain ``g``:
@@ -19,7 +18,7 @@ from ._runner import Case, equals, exactly, randn, run
 
 _EPS = 1e-5  # torch.nn.RMSNorm's eps when given none is the dtype's; the package's is 1e-5
 
-_CENTRED = ("it looks like you subtracted the mean: that is layer norm (chapter 8). "
+_CENTRED = ("it looks like you subtracted the mean: that is layer norm. "
             "RMSNorm does not centre the vector: divide `x` itself by "
             "`torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps)`.")
 _STD = ("it looks like you divided by the standard deviation (`x.std` or `x.var`): that "

@@ -1,5 +1,4 @@
-"""The checker of the RoPE exercise: the decoders chapter after chapter 13, From GPT-2 to
-today's decoders.
+"""The checker of the RoPE exercise: the decoders chapter after chapter 13.
 
 Rotary position embeddings rotate each pair of dimensions ``(2i, 2i+1)`` of a query or key
 at position ``p`` by the angle ``p * theta_i``, ``theta_i = base^(-2i/d_k)``:
@@ -31,8 +30,8 @@ _SIGN = ("it looks like the sine has the wrong sign: a rotation by the angle a t
 _SWAPPED = ("it looks like you swapped sin and cos: the rotation is (x1 cos a - x2 sin a, "
             "x1 sin a + x2 cos a), so position 0 (angle 0) leaves x unchanged.")
 _I_OVER_D = ("it looks like you used theta_i = base^(-i/d_k) instead of base^(-2i/d_k): i "
-             "counts the pairs, i = 0 .. d_k/2 - 1, so the exponent is `-2 * i / d_k`, "
-             "chapter 7's frequencies.")
+             "counts the pairs, i = 0 .. d_k/2 - 1, so the exponent is `-2 * i / d_k`, the "
+             "frequencies of the sinusoidal table.")
 _TIMES = ("it looks like you used theta_i = base^(+2i/d_k): the frequencies fall with i, "
           "`base ** (-2 * i / d_k)`.")
 _START_IGNORED = ("it looks like you counted the positions from 0 and ignored `start`: in a "
