@@ -1,4 +1,5 @@
-"""Auto-checkers for the exercises at the end of chapters 2–13, and of the capstone.
+"""Auto-checkers for the exercises at the end of chapters 2–13, of the capstone and of
+the decoder chapters after it.
 
 Call a checker with *your* function in a notebook cell::
 
@@ -23,12 +24,15 @@ from .attention import check_attention, check_scores
 from .batching import check_token_batches
 from .decoder import check_decoder_layer
 from .decoding import check_beam_step, check_greedy_decode
+from .grouped_query import check_expand_kv, check_grouped_query_attention
 from .layer_norm import check_layer_norm
 from .lookup import check_soft_lookup
 from .loss import check_label_smoothing_loss
 from .masks import check_padding_mask, check_subsequent_mask
 from .multi_head import check_merge_heads, check_multi_head_attention, check_split_heads
 from .positional import check_positional_encoding
+from .rms_norm import check_rms_norm
+from .rope import check_rope, check_rope_attention
 from .sampling import check_top_p
 from .self_attention import check_self_attention
 from .shift import check_shift
@@ -56,4 +60,9 @@ __all__ = [
     "check_transformer",  # the capstone
     "check_token_batches",  # Real sentences
     "check_top_p",  # The decoder alone
+    "check_rms_norm",  # the decoders chapter after chapter 13
+    "check_rope",  # the decoders chapter after chapter 13
+    "check_rope_attention",  # the decoders chapter after chapter 13
+    "check_expand_kv",  # the decoders chapter after chapter 13
+    "check_grouped_query_attention",  # the decoders chapter after chapter 13
 ]

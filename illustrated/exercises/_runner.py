@@ -87,6 +87,12 @@ def equals(variant: Callable) -> Callable:
     return test
 
 
+def exactly(variant: Callable) -> Callable:
+    """Like :func:`equals` but at the checker's own tolerance: a mistake in eps differs
+    from the reference by about eps, too little for the loose comparison."""
+    return lambda gots: close(gots[0], variant(), equal_nan=True)
+
+
 def part_equals(i: int, variant: Callable) -> Callable:
     """A diagnosis on one returned tensor only (0: the output, 1: the weights): does it
     equal ``variant()``, whatever the others hold?"""

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from ._frames import learner_frames_only
-from ._runner import Case, close, equals, randn, run, tensor64
+from ._runner import Case, equals, exactly, randn, run, tensor64
 
 _EPS = 1e-5  # torch.nn.LayerNorm's default, and the exercise's
 
@@ -71,12 +71,6 @@ def _reference(x, gamma, beta, eps=_EPS):
     return F.layer_norm(x, (x.shape[-1],), gamma, beta, eps)
 
 
-def _exactly(variant: Callable) -> Callable:
-    """Like ``equals`` but at the checker's own tolerance: the eps mistakes differ from
-    the reference by about eps, too little for the loose comparison."""
-    return lambda gots: close(gots[0], variant(), equal_nan=True)
-
-
 def _axes_names(ndim: int, dims) -> str:
     names = ["positions L", "features D"] if ndim == 2 else ["the batch B", "positions L",
                                                              "features D"]
@@ -101,9 +95,9 @@ def _layer_norm_mistakes(case: Case) -> list:
     same = dict(dims=(-1,), eps=eps)
     found = []
     if "eps" in case.kwargs:
-        found.append((_EPS_IGNORED, _exactly(lambda: _reference(x, gamma, beta))))
-    found += [(_NO_EPS, _exactly(lambda: _normalise(x, gamma, beta, where="none"))),
-              (_EPS_OUTSIDE, _exactly(lambda: _normalise(x, gamma, beta, eps=eps,
+        found.append((_EPS_IGNORED, exactly(lambda: _reference(x, gamma, beta))))
+    found += [(_NO_EPS, exactly(lambda: _normalise(x, gamma, beta, where="none"))),
+              (_EPS_OUTSIDE, exactly(lambda: _normalise(x, gamma, beta, eps=eps,
                                                          where="outside")))]
     found += _axis_mistakes(x, gamma, beta, eps)
     return found + [

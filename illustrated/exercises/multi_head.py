@@ -119,11 +119,11 @@ _W_O_PLAIN = ("it looks like you multiplied by `w_o` as it comes: the output pro
 _OVER_HEADS = ("it looks like you took the softmax over the heads (dim=1 of the scores "
                "(B, H, L, S)): each query's weights over the keys must sum to 1, in every "
                "head: `softmax(dim=-1)`.")
-_MASK_IGNORED = ("it looks like you ignored the mask: blocked keys still get weight. Fill "
-                 "their scores with `torch.finfo(scores.dtype).min` before the softmax.")
-_MASK_INVERTED = ("it looks like your mask convention is inverted: True means 'may attend', "
-                  "so fill the scores where the mask is False: "
-                  "`scores.masked_fill(~mask, torch.finfo(scores.dtype).min)`.")
+MASK_IGNORED = ("it looks like you ignored the mask: blocked keys still get weight. Fill "
+                "their scores with `torch.finfo(scores.dtype).min` before the softmax.")
+MASK_INVERTED = ("it looks like your mask convention is inverted: True means 'may attend', "
+                 "so fill the scores where the mask is False: "
+                 "`scores.masked_fill(~mask, torch.finfo(scores.dtype).min)`.")
 _NO_HEAD_AXIS = ("it looks like you gave the mask no head axis: a (B, L, S) mask against "
                  "(B, H, L, S) scores lines up its batch with the heads. Use "
                  "`mask.unsqueeze(-3)`, (B, 1, L, S), the same mask for every head.")
@@ -203,8 +203,8 @@ def _mha_mistakes(case: Case) -> list:
     found += [(hint, plant(scores=lambda q_, k_, s=s: s()))
               for hint, s in score_mistakes(q, k, unscaled=UNSCALED_SCORES)]
     if "mask" in x:
-        found += [(_MASK_IGNORED, plant(mask_of=lambda m: None)),
-                  (_MASK_INVERTED, plant(mask_of=lambda m: ~m.unsqueeze(-3))),
+        found += [(MASK_IGNORED, plant(mask_of=lambda m: None)),
+                  (MASK_INVERTED, plant(mask_of=lambda m: ~m.unsqueeze(-3))),
                   (AFTER, plant(finish=lambda s, v, m: attend(s, v, m, before=False)[0])),
                   (ZERO_FILL, plant(finish=lambda s, v, m: attend(s, v, m, fill=0.0,
                                                                    after=False)[0])),
