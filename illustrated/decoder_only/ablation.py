@@ -21,7 +21,9 @@ from ..counting import count_parameters
 from .training import LMTrainConfig, perplexity, train_lm
 from .variants import VariantConfig, VariantDecoder, modern
 
-# Chapter 13's model, each change alone, and all of them together.
+#: Chapter 13's model (``baseline``), each change alone, and all of them together
+#: (``modern``): the :class:`~illustrated.decoder_only.variants.VariantConfig` fields
+#: each variant changes.
 VARIANTS = {
     "baseline": {},
     "rmsnorm": dict(norm="rms"),
@@ -34,15 +36,15 @@ VARIANTS = {
                if getattr(modern(), f.name) != getattr(VariantConfig(), f.name)},
 }
 
-# The token budget: 500 batches of 2000 tokens (padding included; about 800,000 real
-# target tokens, a little over two passes over the sentences), chapter 13's batches and
-# warm-up, a fifth of its 2400 steps. Chapter 13's model trained in 97 s at this budget on
-# one thread of a shared 2-core CPU.
+#: The token budget, 500 batches of 2000 tokens (padding included; about 800,000 real
+#: target tokens, a little over two passes over the sentences), chapter 13's batches and
+#: warm-up, a fifth of its 2400 steps. Chapter 13's model trained in 97 s at this budget on
+#: one thread of a shared 2-core CPU.
 BUDGET = dict(steps=500, max_tokens=2000, warmup=200)
 
 
 def variant_config(name: str, vocab: int, max_len: int = 64, **sizes) -> VariantConfig:
-    """The :class:`VariantConfig` of variant ``name`` (a key of :data:`VARIANTS`)."""
+    """The :class:`~illustrated.decoder_only.variants.VariantConfig` of variant ``name`` (a key of :data:`VARIANTS`)."""
     if name not in VARIANTS:
         raise ValueError(f"unknown variant {name!r}; the variants are {sorted(VARIANTS)}")
     return VariantConfig(vocab=vocab, max_len=max_len, **{**VARIANTS[name], **sizes})

@@ -84,8 +84,9 @@ class VariantConfig:
 
     @property
     def ffn_width(self) -> int:
-        """The feed-forward network's inner width: ``d_ff``, or for SwiGLU the width whose
-        parameters are nearest those of the ReLU network (:func:`matched_d_ff`)."""
+        """The inner width of the feed-forward network, ``d_ff``, or for SwiGLU the width
+        whose parameters are nearest those of the ReLU network
+        (:func:`~illustrated.decoder_only.swiglu.matched_d_ff`)."""
         if self.ffn == "relu":
             return self.d_ff
         return matched_d_ff(self.d_model, self.d_ff, self.bias)
