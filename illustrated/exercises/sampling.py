@@ -18,10 +18,10 @@ from ..decoder_only.sampling import next_token_probs
 from ._frames import learner_frames_only
 from ._runner import Case, equals, randn, run, tensor64
 
-_CROSSING = ("it looks like you kept only the tokens whose running sum stays below `p` "
-             "(`cum <= p` or `cum < p`): the token whose probability makes the sum "
-             "reach `p` must stay too. Keep a token when the sum *before* it is below "
-             "`p`: `cum - ranked < p`.")
+_CROSSING = ("it looks like you kept only the tokens whose running sum, their own "
+             "probability included, stays below `p` or at it (`cum < p` or `cum <= p`): "
+             "the token whose probability brings the sum to `p` or past it must stay too. "
+             "Keep a token when the sum *before* it is below `p`: `cum - ranked < p`.")
 _NO_RENORM = ("it looks like you forgot to renormalise: the kept probabilities sum to "
               "less than 1. Divide them by their sum.")
 _ASCENDING = ("it looks like you ranked the tokens from the least probable up: sort with "

@@ -88,7 +88,7 @@ def ties_high_first(probs):
     return len(probs) - 1 - flipped
 
 
-CROSSING = HINT + r"you kept only the tokens whose running sum stays below `p`"
+CROSSING = HINT + r"you kept only the tokens whose running sum, their own probability included"
 
 
 @pytest.mark.parametrize("fn, pattern", [
