@@ -85,8 +85,9 @@ def parser(program: str = PROGRAM):
     p.add_argument("--top-k", type=whole_number, default=0, metavar="K",
                    help="draw from the K most likely tokens only (default 0: all)")
     p.add_argument("--top-p", type=number, default=1.0, metavar="P",
-                   help="draw from the fewest most likely tokens whose probabilities sum "
-                   "to P or more (default 1: all)")
+                   help="after top-k, keep the fewest most likely tokens whose probabilities, "
+                   "shared out again among those top-k kept, sum to P or more "
+                   "(default 1: all)")
     p.add_argument("--seed", type=at_least(0), default=0,
                    help="the seed of the uniform numbers (the page's seed gives the page's "
                    "text; default 0)")
