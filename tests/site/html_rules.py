@@ -208,6 +208,15 @@ def long_code_lines(doc, limit: int = CODE_LINE) -> list[str]:
                         for line in pre.text_content().splitlines() if len(line) > limit])
 
 
+def empty_outputs(doc) -> list[str]:
+    """Output boxes of code cells that show nothing (a printed piece that is only a newline:
+    a kernel can flush a cell's lines in pieces; ``nb_merge_streams`` joins them)."""
+    return first_lines([f"an empty output box after the cell starting {first_source_line(cell)!r}"
+                        for cell in doc.xpath(f"//div[{has('cell')}]")
+                        for pre in cell.xpath(f".//div[{has('cell_output')}]//pre")
+                        if not pre.text_content().strip()])
+
+
 # ---------------------------------------------------------------- editions
 def edition_switch(page: str, doc, site: Path) -> list[str]:
     """The link to the same page in the other edition, and that page."""

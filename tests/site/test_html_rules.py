@@ -219,6 +219,16 @@ def test_code_width_finds_a_line_longer_than_the_limit():
     assert rules.long_code_lines(doc(output)) == []
 
 
+def test_an_output_box_with_nothing_in_it_is_found():
+    code = ('<div class="cell docutils container"><div class="cell_input docutils container">'
+            '<pre>print(1)</pre></div><div class="cell_output docutils container">{}</div></div>')
+    box = ('<div class="output stream highlight-myst-ansi notranslate">'
+           '<pre><span></span>{}</pre></div>')
+    assert rules.empty_outputs(doc(code.format(box.format("1\n")))) == []
+    found = rules.empty_outputs(doc(code.format(box.format("1") + box.format("\n"))))
+    assert found == ["an empty output box after the cell starting 'print(1)'"]
+
+
 def test_code_width_column_follows_the_theme():
     """COLUMN: the 906-px code box at 1280 px (_static/layout.css: the contents a drawer
     below 1600 px) over 8.43 px per character (14-px DejaVu Sans Mono, measured in

@@ -36,6 +36,10 @@ def test_code_lines_fit_the_column(site, page):
     none(rules.long_code_lines(built.parsed(site, page)))
 
 
+def test_no_empty_output_box(site, page):
+    none(rules.empty_outputs(built.parsed(site, page)))
+
+
 def test_links_to_the_same_page_in_the_other_edition(site, page):
     none(rules.edition_switch(page, built.parsed(site, page), site))
 
