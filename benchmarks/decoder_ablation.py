@@ -6,7 +6,8 @@ test (RoPE against the sinusoidal table on held-out sentences longer than any tr
     python benchmarks/decoder_ablation.py [--variants baseline rope ...] [--seeds 0 1 2]
         [--steps 500] [--threads 1] [--jobs 1] [--length] [--name decoder_ablation]
 
-Writes ``benchmarks/results/<name>.json``: one row per run (variant, seed, parameters,
+Writes ``chapters/data/tatoeba/<name>.json`` (committed: the decoders chapter reads it): one
+row per run (variant, seed, parameters,
 held-out perplexity, seconds, tokens), and a summary per variant (mean, sample sd, range,
 95 % t-interval over the seeds). ``--length`` runs the length test instead (``--cut``
 tokens; default the variants ``baseline`` and ``rope``). One thread by default: a run of
@@ -19,16 +20,18 @@ import argparse
 import json
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import torch
 
-from _common import RESULTS, progress, table
+from _common import progress, table
 
 from illustrated.decoder_only.ablation import (BUDGET, VARIANTS, length_run, run_variant,
                                                summarise)
 from illustrated.decoder_only.training import load_sentences
 
 
+OUT = Path(__file__).resolve().parents[1] / "chapters" / "data" / "tatoeba"
 _DATA = {}  # a worker process's sentences, loaded once
 
 
@@ -55,7 +58,7 @@ def main(argv=None):
     p.add_argument("--length", action="store_true", help="the length test instead")
     p.add_argument("--cut", type=int, default=9, help="longest training sentence, in "
                    "tokens, for --length (default %(default)s)")
-    p.add_argument("--name", default=None, help="results/<name>.json (default "
+    p.add_argument("--name", default=None, help="chapters/data/tatoeba/<name>.json (default "
                    "decoder_ablation, or decoder_length with --length)")
     args = p.parse_args(argv)
     variants = args.variants or (["baseline", "rope"] if args.length else list(VARIANTS))
@@ -78,8 +81,7 @@ def main(argv=None):
             "held_sentences": len(held), "command": "python benchmarks/decoder_ablation.py "
             + " ".join(argv if argv is not None else __import__("sys").argv[1:])}
     summary = {key: summarise(rows, key) for key in keys}
-    RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"{name}.json"
+    path = OUT / f"{name}.json"
     path.write_text(json.dumps({"meta": meta, "rows": rows, "summary": summary}, indent=1))
     print(f"wrote {path}", flush=True)
 
