@@ -81,6 +81,10 @@ def extract(pot_dir: Path = POT, work: Path = BUILD / "gettext-work") -> list[Pa
         with target.open("wb") as f:
             write_po(f, catalog, width=LINE_WIDTH, no_location=True, omit_header=False)
         written.append(target)
+    # A page renamed or removed leaves its .pot of an earlier run: gone, or the merge
+    # would give it a catalogue again.
+    for stale in set(pot_dir.rglob("*.pot")) - set(written):
+        stale.unlink()
     return written
 
 

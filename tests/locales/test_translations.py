@@ -141,7 +141,11 @@ def test_catalogues_translate_every_message_of_the_current_english(tmp_path):
     """Extracts the messages of the current English (Sphinx's gettext builder, ~15 s) and
     wants every one translated and not fuzzy: an English edit fails here until
     `make translations` has merged it and the Chinese is updated."""
-    translations.extract(tmp_path / "pot", tmp_path / "work")
+    stale = tmp_path / "pot" / "chapters" / "00_renamed.pot"  # a page's old name
+    stale.parent.mkdir(parents=True)
+    stale.write_text("", encoding="utf-8")
+    written = translations.extract(tmp_path / "pot", tmp_path / "work")
+    assert sorted((tmp_path / "pot").rglob("*.pot")) == sorted(written), "a stale .pot is left"
     problems = translations.catalogue_problems(tmp_path / "pot")
     assert not problems, listed(problems) + (
         "\n(run `make translations`, translate the messages it reports, remove 'fuzzy')")
