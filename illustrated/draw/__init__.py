@@ -32,7 +32,7 @@ module              figures
 ``tensors``         ``tensor_cells``, ``matmul_figure``, ``self_attention_table``
 ``blocks``          ``multi_head_figure``, ``add_norm_figure``, ``decoder_only_figure``
 ``heatmaps``        ``attention_heatmap``, ``attention_heads``
-``plots``           ``histograms``, ``bar_values``, ``line_plot``
+``plots``           ``histograms``, ``bar_values``, ``line_plot``, ``interval_plot``
 ``diagrams``        ``black_box``, ``stack_diagram``, ``beam_tree``, ``position_flow``
                     (and the names of ``PARTS``)
 ``encodings``       ``encoding_heatmap``, ``encoding_waves``
@@ -52,7 +52,7 @@ from .heatmaps import attention_heads, attention_heatmap
 from .palette import (ACCENT, ACCENT_LIGHT, ADD_NORM, ATTENTION, DECODER, DIVERGING, EMBEDDING,
                       ENCODER, FEED_FORWARD, INK, KEY, MUTED, OUTPUT, PAPER, POSITIONAL, QUERY,
                       SEQUENTIAL, SERIES, VALUE)
-from .plots import bar_values, histograms, line_plot
+from .plots import bar_values, histograms, interval_plot, line_plot
 from .tables import table
 from .tensors import matmul_figure, self_attention_table, tensor_cells
 from .words import book_words
@@ -71,7 +71,7 @@ __all__ = [
     # heat maps
     "attention_heatmap", "attention_heads",
     # plots
-    "histograms", "bar_values", "line_plot",
+    "histograms", "bar_values", "line_plot", "interval_plot",
     # diagrams
     "black_box", "stack_diagram", "beam_tree", "position_flow", "decoder_only_figure",
     # position tables

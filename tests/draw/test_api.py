@@ -97,6 +97,8 @@ FIGURES = {  # name: (make the figure, expected number of axes)
                                                     "b": torch.randn(500) * 2}), 1),
     "bar_values": (lambda: draw.bar_values(softmax_weights(10)), 1),
     "line_plot": (lambda: draw.line_plot([1, 2, 4], {"a": [1, 2, 3], "b": [3, 2, 1]}), 1),
+    "interval_plot": (lambda: draw.interval_plot(["a", "b"], [0.5, -1.0], [-0.2, -2.0],
+                                                 [1.2, -0.1]), 1),
     "stack_diagram": (lambda: draw.stack_diagram(), 1),
     "stack_diagram_detail": (lambda: draw.stack_diagram(detail=True), 1),
     "black_box": (lambda: draw.black_box(), 1),

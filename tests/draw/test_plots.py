@@ -1,4 +1,4 @@
-"""Tests for illustrated.draw.plots: histograms, bar_values, line_plot."""
+"""Tests for illustrated.draw.plots: histograms, bar_values, line_plot, interval_plot."""
 from __future__ import annotations
 
 import pytest
@@ -73,3 +73,22 @@ def test_line_plot_log_ticks_label_more_than_one_tick_on_a_short_log_axis():
     assert labels(draw.line_plot(x, ys, logx=True, logy=True, log_ticks=(1, 2, 5))) == [
         f"$\\mathdefault{{{t}}}$" for t in ("2\\times10^{5}", "5\\times10^{5}", "10^{6}",
                                           "2\\times10^{6}", "5\\times10^{6}")]
+
+
+def test_interval_plot_draws_each_interval_from_low_to_high_and_a_line_at_zero():
+    labels, c = ["rope", "swiglu", "gqa"], [-0.9, -0.7, 0.35]
+    lo, hi = [-2.1, -1.9, -0.2], [0.2, 0.6, 0.9]
+    fig = draw.interval_plot(labels, c, lo, hi, xlabel="difference")
+    ax = fig.axes[0]
+    for i, line in enumerate(ax.lines[:3]):  # the first label on top
+        assert list(line.get_xdata()) == [lo[i], hi[i]]
+        assert list(line.get_ydata()) == [2 - i, 2 - i]
+    assert list(ax.lines[3].get_xdata()) == c  # the centres
+    assert list(ax.lines[4].get_xdata()) == [0, 0]  # the line at 0
+    ticks = {round(y): t.get_text() for y, t in zip(ax.get_yticks(), ax.get_yticklabels())}
+    assert ticks == {2: "rope", 1: "swiglu", 0: "gqa"}
+    assert "rope -0.90 (-2.10 to 0.20)" in fig.alt_text
+    with pytest.raises(ValueError, match="must hold its centre"):
+        draw.interval_plot(["a"], [1.0], [0.0], [0.5])
+    with pytest.raises(ValueError, match="one entry per centre"):
+        draw.interval_plot(["a", "b"], [1.0, 2.0], [0.0], [3.0, 3.0])
