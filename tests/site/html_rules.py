@@ -315,7 +315,7 @@ def struck_text(doc) -> list[str]:
 #: people, and maths.
 SAME_IN_TABLES = {"BLEU", "chrF", "sacreBLEU", "RNN", "LSTM", "tanh", "addmm", "bmm", "True",
                   "Bob", "Cesus", "Bylan", "Xavier", "sin", "cos", "Var", "dropout", "FLOPs",
-                  "GPT-2 small"}
+                  "GPT-2 small", "CPU", "RoPE", "RMSNorm", "SwiGLU", "GQA"}
 _CODE = re.compile(r"--\S+(?: \w+)?|\S*[_.]\S*")  # --preset laptop, d_model, nn.RNN
 _ENGLISH = re.compile(r"[A-Za-z]{3,}")
 
