@@ -137,10 +137,13 @@ def bar_values(values, labels=None, title=None, ylabel=None, ax=None, fmt="{:.3f
     _style(ax, title, None, ylabel)
     ax.grid(axis="x", visible=False)
     ax.axhline(0, color=MUTED, linewidth=0.8)
-    shown = listed([f"{name} {text}" for name, text in
-                    zip(names, [format_value(fmt, x) for x in v.tolist()])], limit=12)
+    bars_alt = [f"{name} {text}" for name, text in zip(names, texts)]
+    limit = 12  # bars listed in the alt text; past it, the largest is named on its own
+    largest = (tr("largest: {bar}").format(bar=bars_alt[int(v.argmax())])
+               if n > limit else "")  # it may be one of the bars left out of the list
     return finish_figure(fig, alt=alt_sentence(
-        tr("Bar chart of {n} values").format(n=n), title, tr("bars: {bars}").format(bars=shown),
+        tr("Bar chart of {n} values").format(n=n), title,
+        tr("bars: {bars}").format(bars=listed(bars_alt, limit=limit)), largest,
         tr("y axis: {label}").format(label=ylabel) if ylabel else ""))
 
 

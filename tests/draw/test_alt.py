@@ -57,6 +57,14 @@ def test_plots_alt_names_series_and_values():
     assert "1 histogram" in alt and "s (30 values" in alt
 
 
+def test_bar_values_alt_names_the_largest_bar_when_the_list_is_cut():
+    one_hot = torch.zeros(20)
+    one_hot[18] = 1.0  # past the 12 bars the alt text lists
+    alt = draw.bar_values(one_hot).alt_text
+    assert "11 0.000 and 8 more" in alt and "largest: 18 1.000" in alt
+    assert "largest" not in draw.bar_values([0.25, 0.75]).alt_text  # every bar listed
+
+
 def test_diagrams_alt_quotes_the_sentences():
     assert "“a b”" in draw.black_box("a b", "c").alt_text
     alt = draw.stack_diagram(n_layers=2, highlight="decoder").alt_text
