@@ -138,6 +138,9 @@ _ONE_SIDE = ("it looks like you rotated the {done} but not the {left}: the score
              "own position.")
 _NONE_ROTATED = ("it looks like you rotated nothing: apply your `rope` to the queries and "
                  "the keys before the scores.")
+_CAUSAL = ("it looks like you applied a causal mask: this attention has no mask, every "
+           "query reads every key of the L positions (`scaled_dot_product_attention(q, k, "
+           "v)` without `is_causal`); your rotation is where it belongs.")
 _HALF_IN_ATTENTION = ("it looks like you rotated with the \"rotate half\" pairs (i, "
                       "i + d_k/2); this exercise asks for the interleaved pairs (2i, 2i+1).")
 
@@ -150,8 +153,10 @@ def _rope_attention_mistakes(case: Case) -> list:
     q, k, v = case.inputs.values()
     rq, rk = apply_rope(q), apply_rope(k)  # (B, H, L, Dk) each
 
-    def plant(q_, k_, v_):
-        return equals(lambda: scaled_dot_product_attention(q_, k_, v_)[0])
+    causal = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril()  # True: may attend
+
+    def plant(q_, k_, v_, mask=None):
+        return equals(lambda: scaled_dot_product_attention(q_, k_, v_, mask)[0])
 
     half = (apply_rope(t, layout="half") for t in (q, k))
     return [(_V_ROTATED, plant(rq, rk, apply_rope(v))),
@@ -159,6 +164,7 @@ def _rope_attention_mistakes(case: Case) -> list:
             (_ONE_SIDE.format(done="keys", left="queries"), plant(q, rk, v)),
             (_NONE_ROTATED, plant(q, k, v)),
             (_HALF_IN_ATTENTION, plant(*half, v)),
+            (_CAUSAL, plant(rq, rk, v, causal)),
             *[(hint, equals(lambda s=s: s().softmax(-1) @ v))
               for hint, s in score_mistakes(rq, rk, unscaled=UNSCALED_SCORES)]]
 

@@ -159,6 +159,9 @@ ATTENTION_MISTAKES = [  # (a wrong attention with RoPE, the start of its hint)
     (attend, HINT + r"you rotated nothing"),
     (lambda q, k, v: attend(apply_rope(q, layout="half"), apply_rope(k, layout="half"), v),
      HINT + r"you rotated with the \"rotate half\" pairs"),
+    (lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(
+        apply_rope(q), apply_rope(k), v, is_causal=True),
+     HINT + r"you applied a causal mask: this attention has no mask"),
     (lambda q, k, v: torch.softmax(apply_rope(q) @ apply_rope(k).transpose(-2, -1), -1) @ v,
      HINT + r"you forgot to divide the scores `q @ kᵀ` by √d_k"),
     (lambda q, k, v: attend(apply_rope(q), apply_rope(k), v) * 1.01,
@@ -167,7 +170,7 @@ ATTENTION_MISTAKES = [  # (a wrong attention with RoPE, the start of its hint)
      r"Hint: your function changed its input `v` in place"),
 ]
 ATTENTION_IDS = ["values_rotated", "queries_only", "keys_only", "nothing", "rotate_half",
-                 "unscaled", "general", "in_place"]
+                 "causal", "unscaled", "general", "in_place"]
 
 
 @pytest.mark.parametrize("fn, hint", ATTENTION_MISTAKES, ids=ATTENTION_IDS)
