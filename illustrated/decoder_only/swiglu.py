@@ -4,9 +4,10 @@
 
 Chapter 8's feed-forward network widens each token vector, keeps the positive part and
 projects back: ``max(0, x W1 + b1) W2 + b2``. Shazeer (2020, *GLU Variants Improve
-Transformer*) multiplies the widened vector, element by element, by a second, linear,
-projection of the same input (a *gate*), and uses the smooth SiLU (Swish)
-``SiLU(s) = s * sigmoid(s)`` instead of the ReLU:
+Transformer*) multiplies two widened projections of the same input element by element:
+one, through an activation, *gates* the other, linear, one (Hugging Face's Llama code calls
+``W1`` ``gate_proj`` and ``W3`` ``up_proj``). SwiGLU's activation is the smooth SiLU (Swish)
+``SiLU(s) = s * sigmoid(s)``:
 
     SwiGLU(x) = (SiLU(x W1) * (x W3)) W2      no biases; W1, W3: D x d_ff; W2: d_ff x D
 
@@ -42,15 +43,15 @@ class SwiGLUFeedForward(nn.Module):
         check_positive_int(d_ff, "d_ff")
         check_dropout(dropout)
         self.d_model = d_model
-        self.w1 = nn.Linear(d_model, d_ff, bias=False)  # the widened vector
-        self.w3 = nn.Linear(d_model, d_ff, bias=False)  # the gate
+        self.w1 = nn.Linear(d_model, d_ff, bias=False)  # the gate, through the SiLU
+        self.w3 = nn.Linear(d_model, d_ff, bias=False)  # the linear widened vector
         self.w2 = nn.Linear(d_ff, d_model, bias=False)  # back to d_model
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args: x ``(B, L, D)``. Returns: ``(B, L, D)``."""
         check_stream(x, self.d_model, like=self)
-        # 1) widen twice: SiLU of one projection, times the other (the gate)
+        # 1) widen twice: the SiLU of one projection (the gate) times the other
         hidden = F.silu(self.w1(x)) * self.w3(x)  # (B, L, d_ff)
         # 2) dropout, 3) project back to d_model
         return self.w2(self.dropout(hidden))  # (B, L, D)
