@@ -21,6 +21,12 @@ PIP    := $(PY) -m pip install --quiet --disable-pip-version-check --progress-ba
 	--no-warn-script-location --root-user-action ignore
 # pip's own messages go to this log, shown only if the install fails.
 INSTALL_LOG := $(VENV)/install.log
+# The pages' JavaScript (scripts/vendor.py: npm ci, pinned by package-lock.json) installs
+# beside pip, with the system's Python (it needs only the standard library): npm mostly
+# waits for the network and the disk (22 s, 6 s of CPU), which the strict build then need
+# not. Its messages go here; a build whose vendor step finds node_modules/ missing or
+# older than the lockfile runs npm ci itself and says why the live pages cannot run.
+VENDOR_LOG := $(VENV)/vendor.log
 PORT   ?= 8000
 ARGS   ?=
 # The strict build's site (scripts/build_book.py --check), which the checks read.
@@ -95,24 +101,29 @@ $(STAMP): requirements.txt pyproject.toml
 	@echo "Installing the pinned packages into $(VENV)" \
 	  "(on the first run this takes about 2 minutes) ..."
 	@start=$$(date +%s) && \
+	  { $(PYTHON) scripts/vendor.py > $(VENDOR_LOG) 2>&1 & } && \
 	  { $(PIP) --no-compile -r requirements.txt && \
 	    $(PIP) --no-compile --no-deps --no-build-isolation -e . ; } > $(INSTALL_LOG) 2>&1 || \
 	  { tail -n 30 $(INSTALL_LOG); echo "The install failed (the last lines of pip's" \
-	    "messages above; all of them in $(INSTALL_LOG))."; exit 1; } && \
-	  echo "Installed in $$(( $$(date +%s) - start )) s."
+	    "messages above; all of them in $(INSTALL_LOG))."; wait; exit 1; } && \
+	  wait && echo "Installed in $$(( $$(date +%s) - start )) s."
 	@touch $(STAMP)
 
 book: $(STAMP)
 	@$(PY) scripts/build_book.py
 
 # Every stage runs and reports, even after one has failed; scripts/run_tests.py ends with
-# one line per stage and a verdict, and exits non-zero if any stage failed. The strict
-# build (book-check: two Sphinx processes, 1.3 of 2 cores on average) runs beside the unit
-# tests, which take the cores it leaves; its output is shown when both have ended. The
-# three nbval stages run side by side too, one worker each (NBVAL_JOBS above).
+# one line per stage and a verdict, and exits non-zero if any stage failed. Stages run side
+# by side so as to keep both cores busy (each stage's CPU-seconds alone, measured in a
+# cgroup on 2 cores: unit 210 on two workers, book-check 132 on 1.2 cores, each nbval path
+# 100 to 125 on one, browser-check 370 on two): the strict build (which browser-check
+# needs) beside the first nbval path, then the unit tests beside the other two paths, then
+# the browser. The stages of a group end close together (a group waits for its last);
+# the unit tests and the strict build side by side, then the three paths, took 566 s of a
+# fresh clone's make test. Each nbval stage has one worker (NBVAL_JOBS above).
 test: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
-	@MAKE="$(MAKE)" NBVAL_JOBS=1 $(PY) scripts/run_tests.py unit+book-check \
-	  nbval+nbval-avx2+nbval-portable browser-check
+	@MAKE="$(MAKE)" NBVAL_JOBS=1 $(PY) scripts/run_tests.py book-check+nbval \
+	  unit+nbval-avx2+nbval-portable browser-check
 
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
 unit: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)

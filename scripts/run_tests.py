@@ -6,9 +6,7 @@
 Each stage is a target of the Makefile (`make unit`, `make nbval`, ...), run as it is
 defined there. Stages joined by "+" run at the same time: the first one's output is shown as
 it comes, each other's once it has ended (so the lines of two stages never mix). `make test`
-runs the strict book build beside the unit tests: the build keeps 1.3 of 2 cores busy (two
-Sphinx processes, one per edition, the English one longer), and the unit tests take the
-rest. Output is shown without pytest-xdist's "bringing up nodes..." status lines (printed
+groups its stages so as to keep both cores busy (the Makefile's `test` says how). Output is shown without pytest-xdist's "bringing up nodes..." status lines (printed
 twice per pytest run when the output is not a terminal). Every stage runs, even after one
 has failed; then one line per stage (passed or FAILED, its time, the cores its processes
 kept busy on average, its last line of output) and a verdict line. The cores count the
