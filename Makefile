@@ -116,14 +116,16 @@ book: $(STAMP)
 # one line per stage and a verdict, and exits non-zero if any stage failed. Stages run side
 # by side so as to keep both cores busy (each stage's CPU-seconds alone, measured in a
 # cgroup on 2 cores: unit 210 on two workers, book-check 132 on 1.2 cores, each nbval path
-# 100 to 125 on one, browser-check 370 on two): the strict build (which browser-check
-# needs) beside the first nbval path, then the unit tests beside the other two paths, then
-# the browser. The stages of a group end close together (a group waits for its last);
-# the unit tests and the strict build side by side, then the three paths, took 566 s of a
-# fresh clone's make test. Each nbval stage has one worker (NBVAL_JOBS above).
+# 100 to 125 on one, browser-check 340 on two): the strict build (which browser-check
+# needs) beside the first two nbval paths, then the unit tests beside the third, then the
+# browser. A group waits for its last stage, so each group's stages should end close
+# together. In a fresh clone's make test: the unit tests and the strict build side by side,
+# then the three paths, then the browser, 566 s; the strict build beside the first path,
+# then the unit tests beside the other two, 554 s (groups of 144, 212 and 198 s). Each
+# nbval stage has one worker (NBVAL_JOBS above).
 test: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
-	@MAKE="$(MAKE)" NBVAL_JOBS=1 $(PY) scripts/run_tests.py book-check+nbval \
-	  unit+nbval-avx2+nbval-portable browser-check
+	@MAKE="$(MAKE)" NBVAL_JOBS=1 $(PY) scripts/run_tests.py book-check+nbval+nbval-avx2 \
+	  unit+nbval-portable browser-check
 
 # -rs: a skipped test prints why (one: the source documents are not in a clone).
 unit: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
@@ -165,10 +167,13 @@ book-check: $(STAMP)
 # live pages and explorers compared with the package); screenshots in _build/screenshots/
 # (each page's first screen; `make browser-check FULL=1` for whole pages). BROWSER_JOBS
 # test processes, each with its own Chromium (--dist loadscope: a page, or a module of
-# interactive tests, stays in one process, tests/site/conftest.py; the longest start first): a test mostly waits (fonts, MathJax, a model
-# in WebAssembly, a click's transition), so more processes than cores. Without
-# /usr/bin/chromium the tests are skipped; with CI set they fail instead.
-BROWSER_JOBS ?= 4
+# interactive tests, stays in one process, tests/site/conftest.py; the longest start first).
+# A test waits at times (fonts, MathJax, a model in WebAssembly, a click's transition), but
+# the stage keeps two cores busy all the same (Chromium draws every page and runs every
+# script on the CPU): on 2 cores, in a cgroup, 4 processes took 189 s and 368 s of CPU, 3
+# took 173 s and 338 s, 2 took 174 s and 339 s. Without /usr/bin/chromium the tests are
+# skipped; with CI set they fail instead.
+BROWSER_JOBS ?= 3
 browser-check: $(STAMP)
 	@echo "== Every page in a real browser (headless Chromium, loopback only): tests/site/browser =="
 	@test -f $(CHECK_HTML)/index.html || $(PY) scripts/build_book.py --check
