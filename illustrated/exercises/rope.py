@@ -13,6 +13,7 @@ import torch
 
 from ..attention import scaled_dot_product_attention
 from ..decoder_only.rope import apply_rope
+from ..masks import subsequent_mask
 from ._attend import UNSCALED_SCORES, score_mistakes
 from ._frames import learner_frames_only
 from ._runner import Case, equals, randn, run
@@ -153,7 +154,7 @@ def _rope_attention_mistakes(case: Case) -> list:
     q, k, v = case.inputs.values()
     rq, rk = apply_rope(q), apply_rope(k)  # (B, H, L, Dk) each
 
-    causal = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril()  # True: may attend
+    causal = subsequent_mask(q.shape[-2])  # (1, L, L), True: may attend
 
     def plant(q_, k_, v_, mask=None):
         return equals(lambda: scaled_dot_product_attention(q_, k_, v_, mask)[0])
