@@ -50,6 +50,8 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.i18n import docname_to_domain
 from sphinx_exercise.nodes import exercise_subtitle, is_exercise_node, solution_node
 
+from catalogue_check import caption_problem
+
 WEB_FONT = "fonts/wqy-microhei-web.woff2"  # the name _static/cjk.css loads
 ZH_WEB_FONT = "fonts/wqy-microhei-web-zh.woff2"  # scripts/subset_font.py writes both
 ZH = "zh"  # the Chinese edition's folder in the site (scripts/build_book.py ZH)
@@ -158,6 +160,7 @@ class TranslateTocCaptions(SphinxTransform):
         if not found:
             return
         for toctree in toctrees:
+            caption_problem(self.app, self.env.docname, toctree["caption"])
             caption = catalog.gettext(toctree["caption"])
             toctree["caption"] = toctree["rawcaption"] = caption
 

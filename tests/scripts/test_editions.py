@@ -1,7 +1,8 @@
 """scripts/editions.py: the link between the editions, and the exercise titles as messages.
 
 The rest (glued numbers, sidebar captions, formulas, the font) is proven by the strict build
-of the Chinese edition, tests/site/test_pages.py (the built pages) and tests/locales/test_translations.py.
+of the Chinese edition (whose catalogue check, scripts/catalogue_check.py, covers the captions
+too), tests/site/test_pages.py (the built pages) and tests/locales/test_translations.py.
 """
 from __future__ import annotations
 
