@@ -57,10 +57,12 @@ PASSIVE := OMP_WAIT_POLICY=PASSIVE
 # a reader's CPU may take: AVX2 kernels (most laptops; this CPU's AVX-512 ones gave other
 # last bits, and a chapter printed other losses there) and torch's portable kernels
 # (no vector instructions), each with one thread instead of several (another reduction
-# order). The kernels nbval starts inherit these variables. Their kernels draw no PNG
+# order). The kernels nbval starts inherit these variables. No path's kernels draw a PNG
 # (NBVAL_PIXELS=0, tests/nbval_kernel.py): nbval never compares pixels, and drawing them
-# runs none of torch's kernels; every figure is still built and its text compared. The
-# first path draws all 100 figures (0.27 s of CPU each: 54 of the trio's CPU-seconds).
+# runs none of torch's kernels; every figure is still built and its text compared (0.27 s
+# of CPU a figure, 100 figures a path: 27 CPU-seconds of the first path, which drew them).
+# Every drawing function renders in the unit tests (tests/draw/test_api.py), and
+# `make notebooks` draws every figure the pages show.
 AVX2     := ATEN_CPU_CAPABILITY=avx2 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 PORTABLE := ATEN_CPU_CAPABILITY=default OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 # Which kernels and how many threads torch uses under the current environment.
@@ -138,7 +140,7 @@ unit: $(STAMP) $(LAB_EXTENSION) $(NO_GRAMMAR)
 # Chinese pages' tests. Drawing them again here took 17 s of the 96 s this stage took.
 nbval: $(STAMP) $(NO_GRAMMAR)
 	@echo "== Notebooks under nbval: torch on $$($(TORCH_PATH)) =="
-	@$(PASSIVE) ILLUSTRATED_EDITIONS=en $(NBVAL) -n $(NBVAL_JOBS)
+	@$(PASSIVE) ILLUSTRATED_EDITIONS=en NBVAL_PIXELS=0 $(NBVAL) -n $(NBVAL_JOBS)
 
 nbval-avx2: $(STAMP) $(NO_GRAMMAR)
 	@echo "== Notebooks under nbval again: torch on $$($(AVX2) $(TORCH_PATH)) =="

@@ -10,12 +10,12 @@ already in use" before it replies ("Kernel died before replying to kernel_info":
 a fresh clone's ``make test``, chapter 2, all 33 cells in error; the same notebook passed
 alone). No cell has run at that point, so starting the kernel again changes no result.
 
-With ``NBVAL_PIXELS=0`` (the Makefile's second and third kernel paths), the kernels show
+With ``NBVAL_PIXELS=0`` (the Makefile's three kernel paths), the kernels show
 every output but pictures: nbval compares a figure's text, never its pixels (it skips
 image/png and image/jpeg, unless run with ``--nbdime``), and drawing a PNG involves none of
 torch's kernels, which is what those paths are there to vary. Each figure is still built by
 the same calls and shown (as its ``text/plain``, which nbval compares); only its PNG is not
-drawn: 0.2 s of CPU a figure, 100 figures a path. The first path draws them all.
+drawn: 0.2 s of CPU a figure, 100 figures a path. ``make notebooks`` draws them all.
 """
 from __future__ import annotations
 
