@@ -26,8 +26,8 @@ _STD = ("it looks like you divided by the standard deviation (`x.std` or `x.var`
         "`torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps)`; the two differ whenever "
         "the mean is not 0.")
 _EPS_OUTSIDE = ("it looks like you added epsilon outside the square root, "
-                "`sqrt(mean(x^2)) + eps`; RMSNorm (and torch.nn.RMSNorm) puts it inside, "
-                "`sqrt(mean(x^2) + eps)`.")
+                "`sqrt(mean(x^2)) + eps`; this exercise, like torch.nn.RMSNorm and Llama's "
+                "code, puts it inside, `sqrt(mean(x^2) + eps)`.")
 _NO_EPS = ("it looks like you left out epsilon: divide by `sqrt(mean(x^2) + eps)`. "
            "Without it a position whose features are all 0 gives 0/0 = NaN.")
 _EPS_IGNORED = ("it looks like you ignored the `eps` argument and always used 1e-05: use "

@@ -87,7 +87,9 @@ MISTAKES = [  # (a wrong RMSNorm, the start of its hint)
     (lambda x, g, eps=1e-5: F.layer_norm(x, (x.shape[-1],), g, None, eps),
      HINT + r"you subtracted the mean: that is layer norm"),
     (rms_std, HINT + r"you divided by the standard deviation"),
-    (rms_eps_outside, HINT + r"you added epsilon outside the square root"),
+    (rms_eps_outside, HINT + r"you added epsilon outside the square root, `sqrt\(mean\(x\^2\)\) "
+                             r"\+ eps`; this exercise, like torch\.nn\.RMSNorm and Llama's code, "
+                             r"puts it inside"),
     (rms_no_eps, HINT + r"you left out epsilon"),
     (lambda x, g, eps=1e-5: rms_by_hand(x, g), HINT + r"you ignored the `eps` argument"),
     (over((0,)), HINT + r"you took the mean square over positions L; RMSNorm takes it over "
