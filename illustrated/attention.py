@@ -7,12 +7,12 @@ on learned projections and mixes the results with ``W^O``. Its ``forward`` is th
 steps of chapter 5; two of them are methods that later chapters extend:
 :meth:`~MultiHeadAttention.keys_values` reads and fills the key/value cache of chapter 10
 (:class:`~illustrated.kv_cache.KVCache`), and :meth:`~MultiHeadAttention.attend` takes
-the memory-lean path of chapter 15, :func:`lean_attention`, when the module is built with
-``need_weights=False`` (or a model told ``keep_attention_weights(False)``): the same
-output through PyTorch's fused ``F.scaled_dot_product_attention``, keeping no weights.
-The teaching path, which keeps them for the figures, stays the default; the tests prove
-both equal. The copy in PyTorch's layout that serves readers is
-:func:`illustrated.interop.fuse`.
+the memory-lean path of chapter 16, What attention costs, :func:`lean_attention`, when
+the module is built with ``need_weights=False`` (or a model told
+``keep_attention_weights(False)``): the same output through PyTorch's fused
+``F.scaled_dot_product_attention``, keeping no weights. The teaching path, which keeps
+them for the figures, stays the default; the tests prove both equal. The copy in
+PyTorch's layout that serves readers is :func:`illustrated.interop.fuse`.
 
 ``scaled_dot_product_attention`` and ``MultiHeadAttention.forward`` check their inputs
 first, with a plain call (:func:`check_sdpa_inputs`, :func:`check_attention_inputs`, at
@@ -168,8 +168,8 @@ class MultiHeadAttention(nn.Module):
     def attend(self, q, k, v, mask=None):
         """Step 3 in every head at once: ``(B, H, L, Dk)``. The teaching path keeps the
         weights ``(B, H, L, S)`` in ``attention_weights``; ``need_weights=False`` takes
-        the lean path of chapter 15, :func:`lean_attention`, which keeps none. ``forward``
-        has checked the inputs: the heads are not checked again."""
+        the lean path of chapter 16, What attention costs, :func:`lean_attention`, which
+        keeps none. ``forward`` has checked the inputs: the heads are not checked again."""
         if mask is not None and mask.dim() < 4:
             mask = mask.unsqueeze(-3)  # (B, 1, L, S): the same mask for every head
         if not self.need_weights:

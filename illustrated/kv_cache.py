@@ -1,4 +1,5 @@
-"""The key/value caches of incremental decoding (chapter 10; its cost in chapter 15).
+"""The key/value caches of incremental decoding (chapter 10, From vectors to words:
+decoding; their cost in chapter 16, What attention costs).
 
 When a model decodes one token at a time, each step's keys and values of the earlier
 positions are the same as the step before computed. :class:`KVCache` keeps those one
