@@ -127,3 +127,16 @@ def test_one_character_terms_are_words():
 def test_without_terms_it_is_sphinx_chinese_search():
     terms = zh_search.TermsChinese({})
     assert terms.split("我们") == zh_search.SearchChinese({}).split("我们")
+
+
+def test_latin_words_are_stemmed_as_sphinx_does_and_looked_up_in_a_set():
+    """Sphinx keeps the Latin words it met in a list and looks each word it stems up in it
+    (quadratic: 69 s of a 183 s profiled build); ours keeps a set, with the same stems."""
+    text = "the GPU and BPE of CNN attention heads 位置编码 softmax"
+    ours, sphinx = zh_search.TermsChinese({}), zh_search.SearchChinese({})
+    ours.split(text)
+    sphinx.latin_terms = []  # Sphinx's list is shared by every instance (a class attribute)
+    sphinx.split(text)
+    assert isinstance(ours.latin_terms, set) and ours.latin_terms == set(sphinx.latin_terms)
+    words = ["GPU", "BPE", "CNN", "heads", "attention", "softmax", "the", "running", "tokens"]
+    assert [ours.stem(w) for w in words] == [sphinx.stem(w) for w in words]
