@@ -16,9 +16,10 @@ PyTorch's layout that serves readers is :func:`illustrated.interop.fuse`.
 
 ``scaled_dot_product_attention`` and ``MultiHeadAttention.forward`` check their inputs
 first, with a plain call (:func:`check_sdpa_inputs`, :func:`check_attention_inputs`, at
-the end of this file): shapes, dtypes and devices, never values. The formula itself is
-``_attention``, which ``MultiHeadAttention`` calls on the heads of the inputs it has
-checked.
+the end of this file): on a call they accept, shapes, dtypes and devices, never values
+(only a mask refused for not being bool has its values read, to suggest the conversion).
+The formula itself is ``_attention``, which ``MultiHeadAttention`` calls on the heads of
+the inputs it has checked.
 
 Masks follow the package convention (bool, ``True`` = may attend; see
 :mod:`illustrated.masks`). A query row whose keys are *all* blocked gets weights of exactly
