@@ -117,8 +117,9 @@ book: $(STAMP)
 # Every stage runs and reports, even after one has failed; scripts/run_tests.py ends with
 # one line per stage and a verdict, and exits non-zero if any stage failed. Stages run side
 # by side so as to keep both cores busy (each stage's CPU-seconds alone, measured in a
-# cgroup on 2 cores: unit 210 on two workers, book-check 132 on 1.2 cores, each nbval path
-# 100 to 125 on one, browser-check 340 on two): the strict build (which browser-check
+# cgroup on 2 cores: unit 210 on two workers before a 20 s test left it, book-check 91 on
+# 0.9 cores in a fresh clone's run (its Chinese build 42 alone), each nbval path 100 to 125
+# on one, browser-check 340 on two): the strict build (which browser-check
 # needs) beside the first two nbval paths, then the unit tests beside the third, then the
 # browser. A group waits for its last stage, so each group's stages should end close
 # together. In a fresh clone's make test: the unit tests and the strict build side by side,
