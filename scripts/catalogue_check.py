@@ -18,7 +18,6 @@ edit that was not carried over.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from babel.messages.pofile import read_po
@@ -27,6 +26,8 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.i18n import docname_to_domain
 from sphinx.util.nodes import extract_messages
+
+from zh_search import CJK
 
 logger = logging.getLogger(__name__)
 HINT = "run `make translations`, translate the message, remove 'fuzzy'"
@@ -53,9 +54,6 @@ def problem(catalogue, message: str) -> str | None:
     return None
 
 
-CJK = re.compile("[\u3400-\u9fff\uf900-\ufaff]")
-
-
 def metadata(document: nodes.document) -> nodes.Element | None:
     """The page's metadata: the field list docutils turns into its docinfo (the first
     element, if a field list), which Sphinx then takes out of the page."""
@@ -75,14 +73,15 @@ def english_of_a_page(node: nodes.Node, message: str) -> bool:
     return not CJK.search(message)
 
 
-def _excerpt(text: str, width: int = 70) -> str:
+def excerpt(text: str, width: int = 70) -> str:
+    """A message's first words, on one line (scripts/translations.py's reports too)."""
     text = " ".join(text.split())
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def warn(app, docname: str, why: str, message: str, node=None) -> None:
     page = catalogue_path(app, docname).relative_to(app.srcdir).as_posix()
-    logger.warning(f"{page}: {why}: \"{_excerpt(message)}\" ({HINT})",
+    logger.warning(f"{page}: {why}: \"{excerpt(message)}\" ({HINT})",
                    location=node if node is not None else docname, type="catalogue",
                    subtype=why.split()[0])
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from babel.messages.pofile import read_po, write_po
 
 from build_book import BUILD, ROOT, config_copy, jupyter_book
+from catalogue_check import excerpt
 
 LANGUAGE = "zh_CN"
 CATALOGUES = ROOT / "locales" / LANGUAGE / "LC_MESSAGES"
@@ -146,11 +147,6 @@ def read_catalogue(path: Path):
         return read_po(f, locale=LANGUAGE)
 
 
-def _excerpt(text: str, width: int = 70) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 3] + "..."
-
-
 def translated_messages(po_dir: Path = CATALOGUES):
     """(catalogue name, English, Chinese) of every translated message, in file order."""
     for po in sorted(po_dir.rglob("*.po")):
@@ -162,7 +158,7 @@ def translated_messages(po_dir: Path = CATALOGUES):
 
 def all_markup_problems(po_dir: Path = CATALOGUES) -> list[str]:
     """Every translated message that lost or added markup (:func:`markup_problems`)."""
-    return [f"{name}: markup: {'; '.join(found)}: \"{_excerpt(english)}\""
+    return [f"{name}: markup: {'; '.join(found)}: \"{excerpt(english)}\""
             for name, english, chinese in translated_messages(po_dir)
             if (found := markup_problems(english, chinese))]
 
@@ -211,10 +207,10 @@ def terminology_problems(po_dir: Path = CATALOGUES, terminology: dict | None = N
             if any(e["term"] == entry["term"] and e["english"] in english for e in exceptions):
                 continue
             problems.append(f"{name}: term: \"{entry['term']}\" is {entry['zh']}, which the "
-                            f"Chinese lacks: \"{_excerpt(english)}\"")
+                            f"Chinese lacks: \"{excerpt(english)}\"")
         for bad, why in (terminology.get("never") or {}).items():
             if bad in chinese:
-                problems.append(f"{name}: never: {bad} ({why}): \"{_excerpt(chinese)}\"")
+                problems.append(f"{name}: never: {bad} ({why}): \"{excerpt(chinese)}\"")
     return problems
 
 
