@@ -182,10 +182,10 @@ def _is_bold(props) -> bool:
 
 def _spaced(text: str) -> str:
     """A space between a Chinese character and a Latin letter, digit or half-width mark next
-    to it ("头 1 位于", not "头 1位于"; the tokens "." and "," in "mine、, 和 ."), as Chinese
-    text set with Latin words is written; the templates cannot know which of their fields
-    will start or end with a letter."""
-    latin = r"[A-Za-z0-9$<>÷√.,;:!?]"
+    to it ("头 1 位于", not "头 1位于"; the tokens "." and "," in "mine、, 和 ."; "LayerNorm(x)
+    和", "2.04 % 和"), as Chinese text set with Latin words is written; the templates cannot
+    know which of their fields will start or end with a letter."""
+    latin = r"[A-Za-z0-9$<>÷√.,;:!?()\[\]%]"
     text = re.sub(rf"([\u4e00-\u9fff])({latin})", r"\1 \2", text)
     return re.sub(rf"({latin})([\u4e00-\u9fff])", r"\1 \2", text)
 

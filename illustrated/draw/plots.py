@@ -277,10 +277,11 @@ def interval_plot(labels, centres, lows, highs, title=None, xlabel=None, ax=None
     ax.set_ylim(-0.7, n - 0.3)
     _style(ax, title, xlabel, None)
     ax.grid(axis="y", visible=False)
-    span = tr("{lo} to {hi}")
-    shown = listed([f"{name} {format_value(fmt, m)} (" + span.format(
-        lo=format_value(fmt, a), hi=format_value(fmt, b)) + ")" for name, m, a, b in
-        zip(names, c.tolist(), lo.tolist(), hi.tolist())], limit=12)
+    row = tr("{name} {centre} ({lo} to {hi})")  # in Chinese, full-width brackets
+    shown = listed([row.format(name=name, centre=format_value(fmt, m),
+                               lo=format_value(fmt, a), hi=format_value(fmt, b))
+                    for name, m, a, b in zip(names, c.tolist(), lo.tolist(), hi.tolist())],
+                   limit=12)
     return finish_figure(fig, alt=alt_sentence(
         tr("Interval plot of {n} rows").format(n=n), title,
         tr("rows: {labels}").format(labels=shown),

@@ -131,6 +131,14 @@ def test_one_call_shows_both_editions():
     assert zh["untranslated"] == []
 
 
+def test_chinese_alt_texts_space_latin_words_and_bracket_in_full_width():
+    fig = draw.interval_plot(["rope", "gqa"], [-0.9, 0.35], [-2.1, -0.2], [0.2, 0.9])
+    zh = fig._repr_png_()[1]["zh_CN"]["alt"]
+    assert "rope -0.90（-2.10 至 0.20）和 gqa 0.35（-0.20 至 0.90）" in zh, zh
+    fig = draw.tensor_cells(torch.zeros(2, 2), row_labels=["LayerNorm(x)", "RMSNorm(x)"])
+    assert "LayerNorm(x) 和 RMSNorm(x)" in fig._repr_png_()[1]["zh_CN"]["alt"]
+
+
 def test_the_chinese_rendering_uses_the_same_numbers():
     fig = draw.bar_values([0.25, 0.75], labels=["a", "b"])
     with in_edition("zh_CN"):
