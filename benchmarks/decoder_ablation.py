@@ -10,7 +10,8 @@ Writes ``chapters/data/tatoeba/<name>.json`` (committed: the decoders chapter re
 row per run (variant, seed, parameters,
 held-out perplexity, seconds, tokens), and a summary per variant (mean, sample sd, range,
 95 % t-interval over the seeds). ``--length`` runs the length test instead (``--cut``
-tokens; default the variants ``baseline`` and ``rope``). One thread by default: a run of
+tokens; default the variants ``baseline`` and ``rope``; the longer sentences scored at the
+positions training covered and at the others apart, and the loss at each position). One thread by default: a run of
 chapter 13's model took 97 s on one thread of a shared 2-core CPU (``BUDGET`` in the
 ablation module); a busy machine takes several times as long (``cpu_seconds`` is recorded
 beside ``seconds``). ``--jobs 2`` runs two at a time, in two processes of ``--threads``
@@ -72,7 +73,8 @@ def main(argv=None):
             rows.append(future.result())
             progress(i, len(runs), f"{variant}, seed {seed}")
     train, held, _ = load_sentences(64)
-    keys = ["short_perplexity", "long_perplexity"] if args.length else ["perplexity"]
+    keys = (["short_perplexity", "long_perplexity", "long_seen_perplexity",
+             "long_unseen_perplexity"] if args.length else ["perplexity"])
     print(table(rows, ["variant", "seed", "parameters", *keys, "seconds", "cpu_seconds"]))
     name = args.name or ("decoder_length" if args.length else "decoder_ablation")
     meta = {"torch": torch.__version__, "threads": args.threads, "jobs": args.jobs,

@@ -13,12 +13,15 @@ longer than any trained on, the question chapter 7 asks of the sinusoids.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 
 import torch
+import torch.nn.functional as F
 
 from ..counting import count_parameters
-from .training import LMTrainConfig, perplexity, train_lm
+from ..translator.batching import token_batches
+from .training import LMTrainConfig, padded, perplexity, shift, train_lm
 from .variants import VariantConfig, VariantDecoder, modern
 
 #: Chapter 13's model (``baseline``), each change alone, and all of them together
@@ -93,19 +96,55 @@ def length_run(name: str, seed: int, train, held, vocab: int, cut: int = 9,
                **budget) -> dict:
     """Train variant ``name`` on the sentences of ``train`` of at most ``cut`` tokens, then
     score the held-out sentences of at most ``cut`` tokens and those longer. A sequence of
-    ``n`` tokens is read at input positions ``0 .. n - 2``: the longer sentences put
-    tokens at positions ``cut - 1`` and beyond, where no training sentence had one.
+    ``n`` tokens is read at input positions ``0 .. n - 2``: training covers the positions
+    ``0 .. cut - 2``, and the longer sentences also put tokens at ``cut - 1`` and beyond,
+    where no training sentence had one. Their tokens are scored at both apart.
 
-    Returns: :func:`train_variant`'s ``info`` with ``"cut"``, ``"short_perplexity"`` and
-    ``"long_perplexity"``."""
+    Returns: :func:`train_variant`'s ``info`` with ``"cut"``, ``"short_perplexity"``,
+    ``"long_perplexity"`` (all the longer sentences' tokens), ``"long_seen_perplexity"``
+    and ``"long_unseen_perplexity"`` (their tokens read at positions training covered, and
+    at the others), and per input position, the mean negative log-likelihood and the
+    number of tokens: ``"short_nll"``, ``"short_count"``, ``"long_nll"``, ``"long_count"``
+    (lists; ``None`` where no token was)."""
     short_train, _ = length_split(train, cut)
     short, long = length_split(held, cut)
     if not short_train or not short or not long:
         raise ValueError(f"cut={cut} leaves no training sentence, or no held-out sentence "
                          f"on one side of it")
     model, info = train_variant(name, seed, short_train, vocab, **budget)
-    return {**info, "cut": cut, "short_perplexity": perplexity(model, short),
-            "long_perplexity": perplexity(model, long)}
+    out = {**info, "cut": cut, "short_perplexity": perplexity(model, short),
+           "long_perplexity": perplexity(model, long)}
+    for part, seqs in (("short", short), ("long", long)):
+        total, count = nll_by_position(model, seqs)  # (T,), (T,)
+        out[f"{part}_nll"] = [t / c if c else None for t, c in zip(total.tolist(),
+                                                                    count.tolist())]
+        out[f"{part}_count"] = count.tolist()
+    seen = cut - 1  # the longer sentences' input positions 0 .. cut - 2 were trained on
+    out["long_seen_perplexity"] = math.exp(total[:seen].sum() / count[:seen].sum())
+    out["long_unseen_perplexity"] = math.exp(total[seen:].sum() / count[seen:].sum())
+    return out
+
+
+@torch.no_grad()
+def nll_by_position(model, seqs, max_tokens: int = 4000, pad_id: int = 0):
+    """The negative log-likelihood of the real target tokens of the id sequences ``seqs``,
+    summed at each input position, and how many there were: two tensors ``(T,)``, ``T``
+    the longest sequence's length minus 1. Summed over the positions they are
+    :func:`~illustrated.decoder_only.training.mean_nll`'s total and count."""
+    total = torch.zeros(max(len(s) for s in seqs) - 1, dtype=torch.float64)  # (T,)
+    count = torch.zeros_like(total, dtype=torch.long)  # (T,)
+    was_training = model.training
+    model.eval()
+    for idx in token_batches([len(s) for s in seqs], max_tokens, pool=len(seqs)):
+        inputs, targets = shift(padded([seqs[i] for i in idx], pad_id))  # (B, t) each
+        logp = model(inputs)  # (B, t, V)
+        nll = F.nll_loss(logp.transpose(1, 2), targets, ignore_index=pad_id,
+                         reduction="none")  # (B, t), 0 on padding
+        t = targets.shape[1]
+        total[:t] += nll.sum(0)
+        count[:t] += (targets != pad_id).sum(0)
+    model.train(was_training)
+    return total, count
 
 
 def _tokens_seen(train, recipe: LMTrainConfig) -> int:

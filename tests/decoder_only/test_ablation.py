@@ -5,8 +5,12 @@ import math
 import pytest
 
 from illustrated.counting import count_parameters
+import torch
+
 from illustrated.decoder_only.ablation import (VARIANTS, length_run, length_split,
-                                               run_variant, summarise, variant_config)
+                                               nll_by_position, run_variant, summarise,
+                                               train_variant, variant_config)
+from illustrated.decoder_only.training import mean_nll, padded, shift
 from illustrated.decoder_only.variants import VariantDecoder, modern
 
 SIZES = dict(d_model=16, N=1, h=4, d_ff=32, dropout=0.0)
@@ -48,6 +52,30 @@ def test_the_length_test_trains_on_the_short_sentences_only():
     assert result["tokens"] == short["tokens"] and math.isfinite(result["long_perplexity"])
     with pytest.raises(ValueError, match="cut=20 leaves no"):
         length_run("rope", 0, TRAIN, HELD, 12, cut=20, **BUDGET, **SIZES)
+
+
+def test_the_longer_sentences_are_scored_at_trained_and_untrained_positions_apart():
+    result = length_run("baseline", 0, TRAIN, HELD, 12, cut=5, **BUDGET, **SIZES)
+    model, _ = train_variant("baseline", 0, length_split(TRAIN, 5)[0], 12, **BUDGET,
+                             **SIZES)  # the same model: its seed decides everything
+    inputs, targets = shift(padded(HELD[2:]))  # one sentence of 9 tokens: 8 targets
+    with torch.no_grad():
+        nll = -model(inputs).gather(-1, targets[..., None])[0, :, 0]  # (8,)
+    # trained on at most 5 tokens: input positions 0 .. 3
+    assert result["long_seen_perplexity"] == pytest.approx(math.exp(nll[:4].mean()))
+    assert result["long_unseen_perplexity"] == pytest.approx(math.exp(nll[4:].mean()))
+    assert result["long_nll"] == pytest.approx(nll.tolist())
+    assert result["long_count"] == [1] * 8 and result["short_count"] == [2, 2, 2, 1]
+    assert result["short_nll"][3] is not None
+
+
+def test_the_loss_by_position_adds_up_to_the_mean_loss():
+    model = VariantDecoder(variant_config("rope", 12, max_len=12, **SIZES),
+                           torch.Generator().manual_seed(0))
+    total, count = nll_by_position(model, HELD)
+    assert count.tolist() == [3, 3, 3, 2, 1, 1, 1, 1]  # targets at each input position
+    assert (total.sum() / count.sum()).item() == pytest.approx(mean_nll(model, HELD))
+    assert model.training  # its mode is given back
 
 
 def test_the_summary_over_seeds():
