@@ -27,8 +27,8 @@ import torch
 
 from _common import progress, table
 
-from illustrated.decoder_only.ablation import (BUDGET, VARIANTS, length_run, run_variant,
-                                               summarise)
+from illustrated.decoder_only.ablation import (BUDGET, VARIANTS, end_targets, length_run,
+                                               length_split, run_variant, summarise)
 from illustrated.decoder_only.training import load_sentences
 
 
@@ -47,6 +47,18 @@ def _one_run(variant: str, seed: int, length: bool, cut: int, budget: dict) -> d
     if length:
         return length_run(variant, seed, train, held, len(tok), cut=cut, **budget)
     return run_variant(variant, seed, train, held, len(tok), **budget)
+
+
+def sentence_ends(cut: int) -> dict:
+    """For the length test: per input position, the targets that end their sentence
+    (``<eos>`` or a final ".", "?" or "!") and all the targets, in the training sentences of
+    at most ``cut`` tokens and in the held-out ones of at most ``cut`` tokens and longer.
+    The same whatever the model: it describes the sentences, not the predictions."""
+    train, held, tok = load_sentences(64)
+    ends = {tok.eos_id} | {i for i in range(len(tok)) if tok.decode([i]) in (".", "?", "!")}
+    (short_train, _), (short, long) = length_split(train, cut), length_split(held, cut)
+    return {part: dict(zip(("ends", "targets"), end_targets(seqs, ends)))
+            for part, seqs in (("train", short_train), ("short", short), ("long", long))}
 
 
 def main(argv=None):
@@ -82,6 +94,8 @@ def main(argv=None):
             "budget": budget, "held_out": "dev", "train_sentences": len(train),
             "held_sentences": len(held), "command": "python benchmarks/decoder_ablation.py "
             + " ".join(argv if argv is not None else __import__("sys").argv[1:])}
+    if args.length:
+        meta["sentence_ends"] = sentence_ends(args.cut)
     summary = {key: summarise(rows, key) for key in keys}
     path = OUT / f"{name}.json"
     path.write_text(json.dumps({"meta": meta, "rows": rows, "summary": summary}, indent=1))

@@ -125,6 +125,19 @@ def length_run(name: str, seed: int, train, held, vocab: int, cut: int = 9,
     return out
 
 
+def end_targets(seqs, ends) -> tuple[list[int], list[int]]:
+    """Per input position, how many targets of the id sequences ``seqs`` end their sentence
+    (their id is in ``ends``: ``<eos>`` and the final marks), and how many targets there
+    are: two lists, as long as the longest sequence minus 1."""
+    width = max(len(s) for s in seqs) - 1
+    ended, count = [0] * width, [0] * width
+    for s in seqs:
+        for i, target in enumerate(s[1:]):  # the target read at input position i
+            ended[i] += target in ends
+            count[i] += 1
+    return ended, count
+
+
 @torch.no_grad()
 def nll_by_position(model, seqs, max_tokens: int = 4000, pad_id: int = 0):
     """The negative log-likelihood of the real target tokens of the id sequences ``seqs``,

@@ -7,9 +7,9 @@ import pytest
 from illustrated.counting import count_parameters
 import torch
 
-from illustrated.decoder_only.ablation import (VARIANTS, length_run, length_split,
-                                               nll_by_position, run_variant, summarise,
-                                               train_variant, variant_config)
+from illustrated.decoder_only.ablation import (VARIANTS, end_targets, length_run,
+                                               length_split, nll_by_position, run_variant,
+                                               summarise, train_variant, variant_config)
 from illustrated.decoder_only.training import mean_nll, padded, shift
 from illustrated.decoder_only.variants import VariantDecoder, modern
 
@@ -67,6 +67,13 @@ def test_the_longer_sentences_are_scored_at_trained_and_untrained_positions_apar
     assert result["long_nll"] == pytest.approx(nll.tolist())
     assert result["long_count"] == [1] * 8 and result["short_count"] == [2, 2, 2, 1]
     assert result["short_nll"][3] is not None
+
+
+def test_the_targets_that_end_a_sentence_are_counted_at_each_position():
+    ends = {2, 9}  # <eos> and a final mark
+    ended, count = end_targets(HELD, ends)
+    assert count == [3, 3, 3, 2, 1, 1, 1, 1]  # as nll_by_position counts them
+    assert ended == [0, 0, 1, 1, 0, 0, 1, 1]  # <eos> at 2 and 3; the long one's 9 and <eos>
 
 
 def test_the_loss_by_position_adds_up_to_the_mean_loss():
