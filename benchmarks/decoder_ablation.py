@@ -11,7 +11,9 @@ row per run (variant, seed, parameters,
 held-out perplexity, seconds, tokens), and a summary per variant (mean, sample sd, range,
 95 % t-interval over the seeds). ``--length`` runs the length test instead (``--cut``
 tokens; default the variants ``baseline`` and ``rope``; the longer sentences scored at the
-positions training covered and at the others apart, and the loss at each position). One thread by default: a run of
+positions training covered and at the others apart, and the loss at each position), and
+``--length --control`` its control (the same models trained on sentences of every length,
+scored on the same sentences; ``decoder_length_control.json``). One thread by default: a run of
 chapter 13's model took 97 s on one thread of a shared 2-core CPU (``BUDGET`` in the
 ablation module); a busy machine takes several times as long (``cpu_seconds`` is recorded
 beside ``seconds``). ``--jobs 2`` runs two at a time, in two processes of ``--threads``
@@ -41,11 +43,13 @@ def _start_worker(threads: int) -> None:
     _DATA["sentences"] = load_sentences(64)
 
 
-def _one_run(variant: str, seed: int, length: bool, cut: int, budget: dict) -> dict:
+def _one_run(variant: str, seed: int, length: bool, cut: int, control: bool,
+             budget: dict) -> dict:
     """One run in a worker: the variant trained with ``seed``, scored (or the length test)."""
     train, held, tok = _DATA["sentences"]
     if length:
-        return length_run(variant, seed, train, held, len(tok), cut=cut, **budget)
+        return length_run(variant, seed, train, held, len(tok), cut=cut, control=control,
+                          **budget)
     return run_variant(variant, seed, train, held, len(tok), **budget)
 
 
@@ -55,9 +59,9 @@ def sentence_ends(cut: int) -> dict:
     at most ``cut`` tokens and in the held-out ones of at most ``cut`` tokens and longer.
     The same whatever the model: it describes the sentences, not the predictions."""
     train, held, tok = load_sentences(64)
-    ends = {tok.eos_id} | {i for i in range(len(tok)) if tok.decode([i]) in (".", "?", "!")}
+    marks = {i for i in range(len(tok)) if tok.decode([i]) in (".", "?", "!")}
     (short_train, _), (short, long) = length_split(train, cut), length_split(held, cut)
-    return {part: dict(zip(("ends", "targets"), end_targets(seqs, ends)))
+    return {part: dict(zip(("ends", "targets"), end_targets(seqs, marks, tok.eos_id)))
             for part, seqs in (("train", short_train), ("short", short), ("long", long))}
 
 
@@ -71,6 +75,8 @@ def main(argv=None):
     p.add_argument("--length", action="store_true", help="the length test instead")
     p.add_argument("--cut", type=int, default=9, help="longest training sentence, in "
                    "tokens, for --length (default %(default)s)")
+    p.add_argument("--control", action="store_true", help="with --length: train on the "
+                   "sentences of every length instead, scored on the same sentences")
     p.add_argument("--name", default=None, help="chapters/data/tatoeba/<name>.json (default "
                    "decoder_ablation, or decoder_length with --length)")
     args = p.parse_args(argv)
@@ -79,7 +85,8 @@ def main(argv=None):
     runs = [(v, s) for v in variants for s in args.seeds]
     with ProcessPoolExecutor(args.jobs, initializer=_start_worker,
                              initargs=(args.threads,)) as pool:
-        futures = [pool.submit(_one_run, v, s, args.length, args.cut, budget) for v, s in runs]
+        futures = [pool.submit(_one_run, v, s, args.length, args.cut, args.control, budget)
+                   for v, s in runs]
         rows = []
         for i, ((variant, seed), future) in enumerate(zip(runs, futures), 1):
             rows.append(future.result())
@@ -88,7 +95,8 @@ def main(argv=None):
     keys = (["short_perplexity", "long_perplexity", "long_seen_perplexity",
              "long_unseen_perplexity"] if args.length else ["perplexity"])
     print(table(rows, ["variant", "seed", "parameters", *keys, "seconds", "cpu_seconds"]))
-    name = args.name or ("decoder_length" if args.length else "decoder_ablation")
+    name = args.name or ("decoder_ablation" if not args.length else
+                         "decoder_length_control" if args.control else "decoder_length")
     meta = {"torch": torch.__version__, "threads": args.threads, "jobs": args.jobs,
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "budget": budget, "held_out": "dev", "train_sentences": len(train),

@@ -93,14 +93,17 @@ def length_split(seqs, cut: int):
 
 
 def length_run(name: str, seed: int, train, held, vocab: int, cut: int = 9,
-               **budget) -> dict:
+               control: bool = False, **budget) -> dict:
     """Train variant ``name`` on the sentences of ``train`` of at most ``cut`` tokens, then
     score the held-out sentences of at most ``cut`` tokens and those longer. A sequence of
     ``n`` tokens is read at input positions ``0 .. n - 2``: training covers the positions
     ``0 .. cut - 2``, and the longer sentences also put tokens at ``cut - 1`` and beyond,
-    where no training sentence had one. Their tokens are scored at both apart.
+    where no training sentence had one. Their tokens are scored at both apart. With
+    ``control``, the model trains on every sentence of ``train`` instead and is scored on
+    the same sentences: what the longer ones cost a model that has read every length.
 
-    Returns: :func:`train_variant`'s ``info`` with ``"cut"``, ``"short_perplexity"``,
+    Returns: :func:`train_variant`'s ``info`` with ``"cut"``, ``"control"``,
+    ``"short_perplexity"``,
     ``"long_perplexity"`` (all the longer sentences' tokens), ``"long_seen_perplexity"``
     and ``"long_unseen_perplexity"`` (their tokens read at positions training covered, and
     at the others), and per input position, the mean negative log-likelihood and the
@@ -111,8 +114,10 @@ def length_run(name: str, seed: int, train, held, vocab: int, cut: int = 9,
     if not short_train or not short or not long:
         raise ValueError(f"cut={cut} leaves no training sentence, or no held-out sentence "
                          f"on one side of it")
-    model, info = train_variant(name, seed, short_train, vocab, **budget)
-    out = {**info, "cut": cut, "short_perplexity": perplexity(model, short),
+    model, info = train_variant(name, seed, train if control else short_train, vocab,
+                                **budget)
+    out = {**info, "cut": cut, "control": control,
+           "short_perplexity": perplexity(model, short),
            "long_perplexity": perplexity(model, long)}
     for part, seqs in (("short", short), ("long", long)):
         total, count = nll_by_position(model, seqs)  # (T,), (T,)
@@ -125,15 +130,16 @@ def length_run(name: str, seed: int, train, held, vocab: int, cut: int = 9,
     return out
 
 
-def end_targets(seqs, ends) -> tuple[list[int], list[int]]:
+def end_targets(seqs, marks, eos_id: int) -> tuple[list[int], list[int]]:
     """Per input position, how many targets of the id sequences ``seqs`` end their sentence
-    (their id is in ``ends``: ``<eos>`` and the final marks), and how many targets there
-    are: two lists, as long as the longest sequence minus 1."""
+    (``eos_id``, or one of ``marks`` followed by it: a final ".", "?" or "!"), and how many
+    targets there are: two lists, as long as the longest sequence minus 1."""
     width = max(len(s) for s in seqs) - 1
     ended, count = [0] * width, [0] * width
     for s in seqs:
         for i, target in enumerate(s[1:]):  # the target read at input position i
-            ended[i] += target in ends
+            after = s[i + 2] if i + 2 < len(s) else None
+            ended[i] += target == eos_id or (target in marks and after == eos_id)
             count[i] += 1
     return ended, count
 

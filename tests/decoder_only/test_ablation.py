@@ -52,6 +52,10 @@ def test_the_length_test_trains_on_the_short_sentences_only():
     assert result["tokens"] == short["tokens"] and math.isfinite(result["long_perplexity"])
     with pytest.raises(ValueError, match="cut=20 leaves no"):
         length_run("rope", 0, TRAIN, HELD, 12, cut=20, **BUDGET, **SIZES)
+    control = length_run("rope", 0, TRAIN, HELD, 12, cut=5, control=True, **BUDGET, **SIZES)
+    every = run_variant("rope", 0, TRAIN, HELD[:2], 12, **BUDGET, **SIZES)  # every length
+    assert control["short_perplexity"] == every["perplexity"] and control["control"]
+    assert not result["control"]
 
 
 def test_the_longer_sentences_are_scored_at_trained_and_untrained_positions_apart():
@@ -70,10 +74,10 @@ def test_the_longer_sentences_are_scored_at_trained_and_untrained_positions_apar
 
 
 def test_the_targets_that_end_a_sentence_are_counted_at_each_position():
-    ends = {2, 9}  # <eos> and a final mark
-    ended, count = end_targets(HELD, ends)
+    ended, count = end_targets(HELD, marks={9, 4}, eos_id=2)  # 9 and 4 are marks
     assert count == [3, 3, 3, 2, 1, 1, 1, 1]  # as nll_by_position counts them
     assert ended == [0, 0, 1, 1, 0, 0, 1, 1]  # <eos> at 2 and 3; the long one's 9 and <eos>
+    # a mark inside a sentence (4, at positions 0 and 1) ends nothing
 
 
 def test_the_loss_by_position_adds_up_to_the_mean_loss():
