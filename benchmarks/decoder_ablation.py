@@ -78,7 +78,8 @@ def main(argv=None):
     p.add_argument("--control", action="store_true", help="with --length: train on the "
                    "sentences of every length instead, scored on the same sentences")
     p.add_argument("--name", default=None, help="chapters/data/tatoeba/<name>.json (default "
-                   "decoder_ablation, or decoder_length with --length)")
+                   "decoder_ablation; decoder_length with --length, "
+                   "decoder_length_control with --length --control)")
     args = p.parse_args(argv)
     variants = args.variants or (["baseline", "rope"] if args.length else list(VARIANTS))
     budget = {**BUDGET, "steps": args.steps}

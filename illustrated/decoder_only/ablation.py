@@ -103,8 +103,8 @@ def length_run(name: str, seed: int, train, held, vocab: int, cut: int = 9,
     the same sentences: what the longer ones cost a model that has read every length.
 
     Returns: :func:`train_variant`'s ``info`` with ``"cut"``, ``"control"``,
-    ``"short_perplexity"``,
-    ``"long_perplexity"`` (all the longer sentences' tokens), ``"long_seen_perplexity"``
+    ``"short_perplexity"``, ``"long_perplexity"`` (all the longer sentences' tokens),
+    ``"long_seen_perplexity"``
     and ``"long_unseen_perplexity"`` (their tokens read at positions training covered, and
     at the others), and per input position, the mean negative log-likelihood and the
     number of tokens: ``"short_nll"``, ``"short_count"``, ``"long_nll"``, ``"long_count"``
@@ -119,12 +119,13 @@ def length_run(name: str, seed: int, train, held, vocab: int, cut: int = 9,
     out = {**info, "cut": cut, "control": control,
            "short_perplexity": perplexity(model, short),
            "long_perplexity": perplexity(model, long)}
-    for part, seqs in (("short", short), ("long", long)):
-        total, count = nll_by_position(model, seqs)  # (T,), (T,)
+    by_part = {"short": nll_by_position(model, short), "long": nll_by_position(model, long)}
+    for part, (total, count) in by_part.items():  # (T,), (T,)
         out[f"{part}_nll"] = [t / c if c else None for t, c in zip(total.tolist(),
                                                                     count.tolist())]
         out[f"{part}_count"] = count.tolist()
-    seen = cut - 1  # the longer sentences' input positions 0 .. cut - 2 were trained on
+    total, count = by_part["long"]  # the longer sentences, split at the cut
+    seen = cut - 1  # their input positions 0 .. cut - 2 were trained on
     out["long_seen_perplexity"] = math.exp(total[:seen].sum() / count[:seen].sum())
     out["long_unseen_perplexity"] = math.exp(total[seen:].sum() / count[seen:].sum())
     return out
@@ -168,8 +169,6 @@ def nll_by_position(model, seqs, max_tokens: int = 4000, pad_id: int = 0):
 
 def _tokens_seen(train, recipe: LMTrainConfig) -> int:
     """The real target tokens of the batches a run of ``recipe`` reads."""
-    from ..translator.batching import token_batches
-
     lengths, seen, steps, epoch = [len(s) for s in train], 0, 0, 0
     while steps < recipe.steps:
         for idx in token_batches(lengths, recipe.max_tokens, recipe.seed, epoch):
